@@ -1,0 +1,36 @@
+# nddup: near-duplicate detection for PostgreSQL (PGXS build)
+
+EXTENSION = nddup
+EXTVERSION = 0.1
+MODULE_big = nddup
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+# The install script is assembled from the fragments in sql/install, in
+# file-name order; the regression tests are every other sql/*.sql.
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+INSTALL_PARTS = $(sort $(wildcard sql/install/*.sql))
+REGRESS = $(filter-out $(EXTENSION)--%,$(basename $(notdir $(sort $(wildcard sql/*.sql)))))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -O2
+EXTRA_CLEAN = test/unit/test_core test/unit/*.o
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
+	cat $^ > $@
+
+# Pure-C core unit tests, built outside the server with sanitizers.
+CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c
+unit: $(CORE_SRCS) test/unit/test_core.c test/unit/test_text.c src/nddup.h
+	$(CC) -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-Wall -Wextra -Isrc -o test/unit/test_core test/unit/test_core.c test/unit/test_text.c $(CORE_SRCS)
+	./test/unit/test_core
+
+.PHONY: unit
+
+# every object depends on the shared header and the generated tables
+$(OBJS): src/nddup.h src/unicode_tables.h src/html_entities.h

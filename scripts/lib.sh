@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/demo.sh and scripts/test.sh: install what is
+# missing from Debian's packages, build and install the extension, and run a
+# private temporary PostgreSQL instance as an unprivileged user.
+
+set -euo pipefail
+
+NDDUP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+PGXS_DIR=/usr/lib/postgresql/$PG_MAJOR/lib/pgxs
+export PATH="$PG_BIN:$PATH"
+
+# Run a command as root (directly, or through sudo when not root).
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Install the Debian packages the build and the tests need, if missing.
+ensure_packages() {
+	local want=(make gcc clang libclang-rt-14-dev postgresql-$PG_MAJOR
+		postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
+		postgresql-contrib libxxhash-dev libipc-run-perl python3)
+	local missing=()
+	for p in "${want[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "== installing Debian packages: ${missing[*]}"
+		as_root apt-get update -qq
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+}
+
+# Build the extension and install it into PostgreSQL's directories.
+build_and_install() {
+	echo "== building nddup"
+	make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+	as_root make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
+}
+
+# The user that runs PostgreSQL: the caller, or 'postgres' when we are root.
+PG_USER=$(id -un)
+[ "$(id -u)" = 0 ] && PG_USER=postgres
+
+# Run a command as PG_USER.
+as_pg() {
+	if [ "$(id -un)" = "$PG_USER" ]; then "$@"; else
+		runuser -u "$PG_USER" -- env PATH="$PATH" "$@"
+	fi
+}
+
+# A private work directory owned by PG_USER, removed on exit.
+make_workdir() {
+	WORKDIR=$(mktemp -d /tmp/nddup.XXXXXX)
+	chmod 755 "$WORKDIR"
+	[ "$(id -u)" = 0 ] && chown "$PG_USER" "$WORKDIR"
+	return 0
+}
+
+# A free TCP port on the loopback interface.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Start a temporary instance in $WORKDIR/data; sets PGHOST, PGPORT.
+start_instance() {
+	export PGPORT=$(free_port)
+	export PGHOST=$WORKDIR
+	export PGDATABASE=postgres
+	export PGUSER=$PG_USER
+	as_pg initdb -D "$WORKDIR/data" -U "$PG_USER" --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+	cat >>"$WORKDIR/data/postgresql.conf" <<CONF
+listen_addresses = ''
+port = $PGPORT
+unix_socket_directories = '$WORKDIR'
+shared_buffers = 256MB
+fsync = off
+CONF
+	as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
+	trap stop_instance EXIT
+}
+
+# Stop the temporary instance and remove its directory.
+stop_instance() {
+	if [ -n "${WORKDIR:-}" ] && [ -d "$WORKDIR/data" ]; then
+		as_pg pg_ctl -D "$WORKDIR/data" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+	[ -n "${WORKDIR:-}" ] && rm -rf "$WORKDIR"
+}
+
+# psql against the temporary instance, stopping at the first error.
+pg_sql() {
+	as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+		psql -X -q -v ON_ERROR_STOP=1 -d "${PGDATABASE}" "$@"
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Run every nddup test suite: the pure-C core unit tests (with ASan and UBSan),
+# pg_regress, the isolation tests and the TAP tests, each against a private
+# temporary PostgreSQL instance.  Prints a summary; exits non-zero on failure.
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+set +e
+
+ensure_packages
+build_and_install || { echo "build failed"; exit 1; }
+make_workdir
+trap 'rm -rf "$WORKDIR"' EXIT
+
+passed=0
+failed=0
+failed_suites=()
+
+# Record the outcome of one suite.
+record() {
+	local name=$1 rc=$2
+	if [ "$rc" = 0 ]; then
+		passed=$((passed + 1)); echo "== $name: ok"
+	else
+		failed=$((failed + 1)); failed_suites+=("$name"); echo "== $name: FAILED"
+	fi
+}
+
+echo "== unit tests of the pure-C core (ASan + UBSan)"
+make -C "$NDDUP_ROOT" -s unit
+record unit $?
+
+if [ -d "$NDDUP_ROOT/test/fuzz" ] && ls "$NDDUP_ROOT"/test/fuzz/fuzz_*.c >/dev/null 2>&1; then
+	echo "== short fuzz runs"
+	bash "$NDDUP_ROOT/test/fuzz/run.sh" --seconds "${NDDUP_FUZZ_SECONDS:-20}"
+	record fuzz $?
+fi
+
+echo "== pg_regress"
+tests=$(cd "$NDDUP_ROOT/sql" && ls *.sql | grep -v '^nddup--' | sed 's/\.sql$//' | sort)
+as_pg "$PGXS_DIR/src/test/regress/pg_regress" \
+	--temp-instance="$WORKDIR/regress" --inputdir="$NDDUP_ROOT" \
+	--outputdir="$WORKDIR/regress-out" --bindir="$PG_BIN" \
+	--load-extension=nddup $tests
+rc=$?
+[ $rc = 0 ] || cat "$WORKDIR/regress-out/regression.diffs" 2>/dev/null | head -200
+record pg_regress $rc
+
+if ls "$NDDUP_ROOT"/test/isolation/specs/*.spec >/dev/null 2>&1; then
+	echo "== isolation tests"
+	specs=$(cd "$NDDUP_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | sort)
+	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
+		--temp-instance="$WORKDIR/isolation" --inputdir="$NDDUP_ROOT/test/isolation" \
+		--outputdir="$WORKDIR/isolation-out" --bindir="$PG_BIN" \
+		--load-extension=nddup $specs
+	rc=$?
+	[ $rc = 0 ] || cat "$WORKDIR/isolation-out/regression.diffs" 2>/dev/null | head -200
+	record isolation $rc
+fi
+
+if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
+	echo "== TAP tests"
+	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"
+	[ "$(id -u)" = 0 ] && chown -R "$PG_USER" "$WORKDIR/tap"
+	(cd "$WORKDIR/tap" && as_pg env PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+		TESTDIR="$WORKDIR/tap" PGPORT=65432 NDDUP_ROOT="$NDDUP_ROOT" \
+		prove -I "$PGXS_DIR/src/test/perl" t/*.pl)
+	record tap $?
+fi
+
+echo
+echo "suites: ${passed} passed, ${failed} failed${failed_suites:+ (${failed_suites[*]})}"
+[ "$failed" = 0 ]

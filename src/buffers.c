@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ *
+ * buffers.c
+ *	  Growable byte buffers and hash arrays of the pure-C core, and the
+ *	  memory hooks they allocate through.
+ *
+ * Outside the server the hooks are realloc (aborting with a message when
+ * memory runs out) and free; the extension replaces them in _PG_init.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nddup.h"
+
+/* realloc that never returns NULL: prints a message and aborts instead */
+static void *
+default_realloc(void *ptr, size_t size)
+{
+	void	   *p = realloc(ptr, size ? size : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "nddup: out of memory (requested %zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+/* free, for symmetry with default_realloc */
+static void
+default_free(void *ptr)
+{
+	free(ptr);
+}
+
+void	   *(*nddup_realloc_hook) (void *ptr, size_t size) = default_realloc;
+void		(*nddup_free_hook) (void *ptr) = default_free;
+
+/* Next capacity of at least need bytes or items: doubles, from 64. */
+static size_t
+grow_capacity(size_t cap, size_t need)
+{
+	size_t		newcap = cap < 64 ? 64 : cap;
+
+	while (newcap < need)
+	{
+		if (newcap > SIZE_MAX / 2)
+			return need;
+		newcap *= 2;
+	}
+	return newcap;
+}
+
+/* Make room for at least extra more bytes in buf. */
+void
+nddup_buf_reserve(NddupBuf *buf, size_t extra)
+{
+	size_t		need;
+
+	if (buf->cap - buf->len >= extra && buf->data != NULL)
+		return;
+	if (extra > SIZE_MAX - buf->len)
+	{
+		fprintf(stderr, "nddup: buffer size overflow\n");
+		abort();
+	}
+	need = buf->len + extra;
+	buf->cap = grow_capacity(buf->cap, need);
+	buf->data = nddup_realloc_hook(buf->data, buf->cap);
+}
+
+/* Append len bytes to buf. */
+void
+nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len)
+{
+	nddup_buf_reserve(buf, len);
+	if (len > 0)
+		memcpy(buf->data + buf->len, bytes, len);
+	buf->len += len;
+}
+
+/* Release the memory of buf and reset it to empty. */
+void
+nddup_buf_free(NddupBuf *buf)
+{
+	if (buf->data != NULL)
+		nddup_free_hook(buf->data);
+	buf->data = NULL;
+	buf->len = 0;
+	buf->cap = 0;
+}
+
+/* Append one hash to hashes. */
+void
+nddup_hashes_push(NddupHashes *hashes, uint64_t hash)
+{
+	if (hashes->len == hashes->cap)
+	{
+		size_t		newcap = grow_capacity(hashes->cap, hashes->len + 1);
+
+		if (newcap > SIZE_MAX / sizeof(uint64_t))
+		{
+			fprintf(stderr, "nddup: hash array size overflow\n");
+			abort();
+		}
+		hashes->items = nddup_realloc_hook(hashes->items,
+										   newcap * sizeof(uint64_t));
+		hashes->cap = newcap;
+	}
+	hashes->items[hashes->len++] = hash;
+}
+
+/* Release the memory of hashes and reset it to empty. */
+void
+nddup_hashes_free(NddupHashes *hashes)
+{
+	if (hashes->items != NULL)
+		nddup_free_hook(hashes->items);
+	hashes->items = NULL;
+	hashes->len = 0;
+	hashes->cap = 0;
+}

@@ -1,0 +1,915 @@
+/*-------------------------------------------------------------------------
+ *
+ * normalize.c
+ *	  Text normalization of the nddup pipeline: UTF-8 decoding, HTML markup
+ *	  removal and character references, Unicode NFKC, full case folding and
+ *	  word/separator classification (see docs/text-pipeline.md).
+ *
+ * The output is a file format: it depends only on the input bytes and on
+ * the generated tables (src/unicode_tables.h, src/html_entities.h), never
+ * on the locale, the collation or the platform.
+ *
+ * Plain ASCII without '<' and '&' takes a fast path (one table lookup per
+ * byte).  Everything else goes through the general path: code points are
+ * decomposed (NFKD) into a segment buffer; at each safe boundary (a starter
+ * that cannot compose with what precedes it) the segment is put in
+ * canonical order, composed, case folded and classified.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "nddup.h"
+#include "unicode_tables.h"
+#include "html_entities.h"
+
+#define REPLACEMENT_CHAR	0xFFFD
+
+/* Capacity of the segment buffer kept on the stack. */
+#define SEGMENT_LOCAL_SIZE	64
+
+/*
+ * Fast-path class of each byte: 0 = needs the general path (non-ASCII, '<'
+ * or '&'), 1 = separator, otherwise the byte to write (lower case).
+ */
+static const uint8_t ascii_class[256] = {
+	/* 0x00 - 0x1F: controls, separators */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	/* 0x20 - 0x2F: space ! " # $ % & ' ( ) * + , - . / */
+	1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	/* 0x30 - 0x3F: digits : ; < = > ? */
+	'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 1, 1, 0, 1, 1, 1,
+	/* 0x40 - 0x5F: @ A-Z [ \ ] ^ _ */
+	1, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o',
+	'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', 1, 1, 1, 1, 1,
+	/* 0x60 - 0x7F: ` a-z { | } ~ DEL */
+	1, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o',
+	'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', 1, 1, 1, 1, 1,
+	/* 0x80 - 0xFF: non-ASCII (all 0) */
+};
+
+/* Inline HTML elements: their tags are removed without a separator. */
+static const char *const inline_elements[] = {
+	"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn",
+	"em", "font", "i", "ins", "kbd", "mark", "q", "s", "samp", "small",
+	"span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr"
+};
+
+#define INLINE_NAME_MAX		6
+
+/* State of one normalization. */
+typedef struct NormState
+{
+	NddupBuf   *out;
+	bool		raw;			/* NFKC only: no folding or classification */
+	bool		have_word;		/* a word character has been written */
+	bool		pend_space;		/* separator(s) seen since the last word */
+	uint32_t   *seg;			/* decomposed code points of the segment */
+	size_t		seg_len;
+	size_t		seg_cap;
+	const uint8_t *no_gt_from;	/* no '>' at or after this point (or NULL) */
+	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
+} NormState;
+
+/* Decode one UTF-8 sequence (p < end); invalid input gives U+FFFD. */
+static inline uint32_t
+utf8_decode(const uint8_t *p, const uint8_t *end, size_t *adv)
+{
+	uint8_t		c = p[0];
+	uint8_t		lo = 0x80;
+	uint8_t		hi = 0xBF;
+	uint32_t	cp;
+	size_t		need;
+	size_t		i;
+
+	if (c < 0x80)
+	{
+		*adv = 1;
+		return c;
+	}
+	if (c < 0xC2 || c > 0xF4)
+	{
+		*adv = 1;
+		return REPLACEMENT_CHAR;
+	}
+	if (c < 0xE0)
+	{
+		need = 1;
+		cp = c & 0x1F;
+	}
+	else if (c < 0xF0)
+	{
+		need = 2;
+		cp = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;			/* overlong */
+		else if (c == 0xED)
+			hi = 0x9F;			/* surrogates */
+	}
+	else
+	{
+		need = 3;
+		cp = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;			/* overlong */
+		else if (c == 0xF4)
+			hi = 0x8F;			/* above U+10FFFF */
+	}
+
+	/* a maximal invalid subpart becomes one U+FFFD (WHATWG) */
+	for (i = 1; i <= need; i++)
+	{
+		uint8_t		b;
+
+		if (p + i >= end)
+		{
+			*adv = i;
+			return REPLACEMENT_CHAR;
+		}
+		b = p[i];
+		if (b < lo || b > hi)
+		{
+			*adv = i;
+			return REPLACEMENT_CHAR;
+		}
+		lo = 0x80;
+		hi = 0xBF;
+		cp = (cp << 6) | (b & 0x3F);
+	}
+	*adv = need + 1;
+	return cp;
+}
+
+/* Write the UTF-8 encoding of cp (a valid scalar value) at o; returns o's end. */
+static inline char *
+utf8_encode(char *o, uint32_t cp)
+{
+	if (cp < 0x80)
+		*o++ = (char) cp;
+	else if (cp < 0x800)
+	{
+		*o++ = (char) (0xC0 | (cp >> 6));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	else if (cp < 0x10000)
+	{
+		*o++ = (char) (0xE0 | (cp >> 12));
+		*o++ = (char) (0x80 | ((cp >> 6) & 0x3F));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	else
+	{
+		*o++ = (char) (0xF0 | (cp >> 18));
+		*o++ = (char) (0x80 | ((cp >> 12) & 0x3F));
+		*o++ = (char) (0x80 | ((cp >> 6) & 0x3F));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	return o;
+}
+
+/* Index of cp in a sorted array of n code points, or -1. */
+static inline long
+find_cp(const uint32_t *keys, size_t n, uint32_t cp)
+{
+	size_t		lo = 0;
+	size_t		hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < n && keys[lo] == cp) ? (long) lo : -1;
+}
+
+/* Canonical composite of the pair (a, b), or 0 if there is none. */
+static uint32_t
+compose_pair(uint32_t a, uint32_t b)
+{
+	uint64_t	key;
+	size_t		lo = 0;
+	size_t		hi = sizeof(nddup_comp_key) / sizeof(nddup_comp_key[0]);
+
+	/* Hangul LV and LVT syllables */
+	if (a - NDDUP_HANGUL_LBASE < NDDUP_HANGUL_LCOUNT &&
+		b - NDDUP_HANGUL_VBASE < NDDUP_HANGUL_VCOUNT)
+		return NDDUP_HANGUL_SBASE +
+			((a - NDDUP_HANGUL_LBASE) * NDDUP_HANGUL_VCOUNT +
+			 (b - NDDUP_HANGUL_VBASE)) * NDDUP_HANGUL_TCOUNT;
+	if (a - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT &&
+		(a - NDDUP_HANGUL_SBASE) % NDDUP_HANGUL_TCOUNT == 0 &&
+		b - NDDUP_HANGUL_TBASE - 1 < NDDUP_HANGUL_TCOUNT - 1)
+		return a + (b - NDDUP_HANGUL_TBASE);
+
+	key = ((uint64_t) a << 21) | b;
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (nddup_comp_key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sizeof(nddup_comp_key) / sizeof(nddup_comp_key[0]) &&
+		nddup_comp_key[lo] == key)
+		return nddup_comp_value[lo];
+	return 0;
+}
+
+/* Make room for extra more code points in the segment buffer. */
+static void
+segment_reserve(NormState *st, size_t extra)
+{
+	size_t		newcap;
+
+	if (st->seg_cap - st->seg_len >= extra)
+		return;
+	newcap = st->seg_cap * 2;
+	while (newcap - st->seg_len < extra)
+		newcap *= 2;
+	if (st->seg == st->seg_local)
+	{
+		uint32_t   *heap = nddup_realloc_hook(NULL, newcap * sizeof(uint32_t));
+
+		memcpy(heap, st->seg, st->seg_len * sizeof(uint32_t));
+		st->seg = heap;
+	}
+	else
+		st->seg = nddup_realloc_hook(st->seg, newcap * sizeof(uint32_t));
+	st->seg_cap = newcap;
+}
+
+/* Write a case-folded code point: a word character, or a pending separator. */
+static inline void
+emit_folded(NormState *st, uint32_t cp, uint8_t flags)
+{
+	NddupBuf   *out = st->out;
+
+	if (flags & NDDUP_UF_WORD)
+	{
+		char	   *o;
+
+		if (out->cap - out->len < 5)
+			nddup_buf_reserve(out, 5);
+		o = out->data + out->len;
+		if (st->pend_space)
+		{
+			*o++ = ' ';
+			st->pend_space = false;
+		}
+		o = utf8_encode(o, cp);
+		out->len = o - out->data;
+		st->have_word = true;
+	}
+	else if (st->have_word)
+		st->pend_space = true;
+}
+
+/* Output one NFKC code point: case fold it and classify the result. */
+static inline void
+emit(NormState *st, uint32_t cp)
+{
+	const NddupUProps *props;
+
+	if (st->raw)
+	{
+		char	   *o;
+
+		nddup_buf_reserve(st->out, 4);
+		o = utf8_encode(st->out->data + st->out->len, cp);
+		st->out->len = o - st->out->data;
+		return;
+	}
+
+	props = nddup_uprops_of(cp);
+	if (props->flags & NDDUP_UF_FOLD)
+	{
+		long		i = find_cp(nddup_fold_cp,
+								sizeof(nddup_fold_cp) / sizeof(nddup_fold_cp[0]),
+								cp);
+
+		if (i >= 0)
+		{
+			uint32_t	info = nddup_fold_info[i];
+			const uint32_t *f = nddup_fold_data + (info >> 5);
+			uint32_t	n = info & 31;
+			uint32_t	k;
+
+			for (k = 0; k < n; k++)
+				emit_folded(st, f[k], nddup_uprops_of(f[k])->flags);
+			return;
+		}
+	}
+	emit_folded(st, cp, props->flags);
+}
+
+/*
+ * Stable sort of n non-starters by canonical combining class: insertion sort
+ * for short runs, counting sort (linear) for long ones.
+ */
+static void
+sort_marks(uint32_t *s, size_t n)
+{
+	size_t		i;
+
+	if (n <= 16)
+	{
+		for (i = 1; i < n; i++)
+		{
+			uint32_t	c = s[i];
+			uint8_t		cc = nddup_uprops_of(c)->ccc;
+			size_t		j = i;
+
+			while (j > 0 && nddup_uprops_of(s[j - 1])->ccc > cc)
+			{
+				s[j] = s[j - 1];
+				j--;
+			}
+			s[j] = c;
+		}
+	}
+	else
+	{
+		size_t		start[256];
+		size_t		total = 0;
+		uint32_t   *tmp = nddup_realloc_hook(NULL, n * sizeof(uint32_t));
+
+		memset(start, 0, sizeof(start));
+		for (i = 0; i < n; i++)
+			start[nddup_uprops_of(s[i])->ccc]++;
+		for (i = 0; i < 256; i++)
+		{
+			size_t		c = start[i];
+
+			start[i] = total;
+			total += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[start[nddup_uprops_of(s[i])->ccc]++] = s[i];
+		memcpy(s, tmp, n * sizeof(uint32_t));
+		nddup_free_hook(tmp);
+	}
+}
+
+/*
+ * Normalize the segment buffer: canonical ordering (stable sort of each run
+ * of non-starters by combining class), canonical composition, then output.
+ */
+static void
+segment_flush(NormState *st)
+{
+	uint32_t   *s = st->seg;
+	size_t		n = st->seg_len;
+	size_t		i;
+	size_t		out;
+	long		starter_pos;
+	int			last_class;
+
+	if (n == 0)
+		return;
+	if (n == 1)
+	{
+		emit(st, s[0]);
+		st->seg_len = 0;
+		return;
+	}
+
+	/* canonical ordering: sort each run of non-starters */
+	i = 0;
+	while (i < n)
+	{
+		size_t		j;
+
+		if (nddup_uprops_of(s[i])->ccc == 0)
+		{
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < n && nddup_uprops_of(s[j])->ccc != 0; j++)
+			;
+		if (j - i > 1)
+			sort_marks(s + i, j - i);
+		i = j;
+	}
+
+	/* canonical composition (UAX #15, section 1.3) */
+	starter_pos = 0;
+	last_class = nddup_uprops_of(s[0])->ccc;
+	if (last_class != 0)
+	{
+		last_class = 256;		/* no starter yet: everything is blocked */
+		starter_pos = -1;
+	}
+	out = 1;
+	for (i = 1; i < n; i++)
+	{
+		uint32_t	c = s[i];
+		const NddupUProps *p = nddup_uprops_of(c);
+		int			cc = p->ccc;
+
+		if (starter_pos >= 0 && (p->flags & NDDUP_UF_COMP2) &&
+			(last_class < cc || last_class == 0))
+		{
+			uint32_t	composite = compose_pair(s[starter_pos], c);
+
+			if (composite != 0)
+			{
+				s[starter_pos] = composite;
+				continue;
+			}
+		}
+		if (cc == 0)
+			starter_pos = (long) out;
+		last_class = cc;
+		s[out++] = c;
+	}
+
+	for (i = 0; i < out; i++)
+		emit(st, s[i]);
+	st->seg_len = 0;
+}
+
+/* Feed one decoded code point to NFKC, folding and classification. */
+static inline void
+process_cp(NormState *st, uint32_t cp)
+{
+	const NddupUProps *props = nddup_uprops_of(cp);
+	uint32_t	hangul[3];
+	const uint32_t *d;
+	size_t		n;
+	size_t		k;
+
+	if (props->flags & NDDUP_UF_STABLE)
+	{
+		/* a safe boundary that decomposes to itself */
+		if (st->seg_len > 0)
+			segment_flush(st);
+		st->seg[0] = cp;
+		st->seg_len = 1;
+		return;
+	}
+
+	if (!(props->flags & NDDUP_UF_DECOMP))
+	{
+		hangul[0] = cp;
+		d = hangul;
+		n = 1;
+	}
+	else if (cp - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT)
+	{
+		uint32_t	s = cp - NDDUP_HANGUL_SBASE;
+
+		hangul[0] = NDDUP_HANGUL_LBASE + s / NDDUP_HANGUL_NCOUNT;
+		hangul[1] = NDDUP_HANGUL_VBASE +
+			(s % NDDUP_HANGUL_NCOUNT) / NDDUP_HANGUL_TCOUNT;
+		hangul[2] = NDDUP_HANGUL_TBASE + s % NDDUP_HANGUL_TCOUNT;
+		d = hangul;
+		n = (s % NDDUP_HANGUL_TCOUNT) ? 3 : 2;
+	}
+	else
+	{
+		long		i = find_cp(nddup_decomp_cp,
+								sizeof(nddup_decomp_cp) / sizeof(nddup_decomp_cp[0]),
+								cp);
+		uint32_t	info;
+
+		if (i < 0)				/* cannot happen with consistent tables */
+		{
+			hangul[0] = cp;
+			d = hangul;
+			n = 1;
+		}
+		else
+		{
+			info = nddup_decomp_info[i];
+			d = nddup_decomp_data + (info >> 5);
+			n = info & 31;
+		}
+	}
+
+	for (k = 0; k < n; k++)
+	{
+		const NddupUProps *dp = nddup_uprops_of(d[k]);
+
+		/* a starter that cannot compose backwards is a safe boundary */
+		if (dp->ccc == 0 && !(dp->flags & NDDUP_UF_COMP2) && st->seg_len > 0)
+			segment_flush(st);
+		if (st->seg_len == st->seg_cap)
+			segment_reserve(st, 1);
+		st->seg[st->seg_len++] = d[k];
+	}
+}
+
+/* Is c an ASCII letter? */
+static inline bool
+is_alpha(uint8_t c)
+{
+	return (uint8_t) ((c | 0x20) - 'a') < 26;
+}
+
+/* Is c an ASCII letter or digit? */
+static inline bool
+is_alnum(uint8_t c)
+{
+	return is_alpha(c) || (uint8_t) (c - '0') < 10;
+}
+
+/* Does c end an HTML tag name (whitespace, '/' or '>')? */
+static inline bool
+is_name_end(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+		c == '/' || c == '>';
+}
+
+/* Does p start with the lower-case ASCII word w, ignoring ASCII case? */
+static bool
+match_ci(const uint8_t *p, const uint8_t *end, const char *w)
+{
+	size_t		n = strlen(w);
+	size_t		i;
+
+	if ((size_t) (end - p) < n)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		uint8_t		c = p[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		if (c != (uint8_t) w[i])
+			return false;
+	}
+	return true;
+}
+
+/* First '>' at or after from, or NULL; remembers failures. */
+static const uint8_t *
+find_gt(NormState *st, const uint8_t *from, const uint8_t *end)
+{
+	const uint8_t *r;
+
+	if (st->no_gt_from != NULL && from >= st->no_gt_from)
+		return NULL;
+	r = memchr(from, '>', end - from);
+	if (r == NULL)
+		st->no_gt_from = from;
+	return r;
+}
+
+/* Is the tag between p ('<') and gt ('>') an inline element's tag? */
+static bool
+is_inline_tag(const uint8_t *p, const uint8_t *gt)
+{
+	const uint8_t *q = p + 1;
+	char		name[INLINE_NAME_MAX + 1];
+	size_t		n = 0;
+	size_t		i;
+
+	if (*q == '/')
+		q++;
+	while (q < gt && is_alnum(*q))
+	{
+		if (n == INLINE_NAME_MAX)
+			return false;
+		name[n++] = (char) (*q | 0x20);
+		q++;
+	}
+	if (n == 0 || !is_name_end(*q))
+		return false;
+	name[n] = '\0';
+	for (i = 0; i < sizeof(inline_elements) / sizeof(inline_elements[0]); i++)
+	{
+		if (strcmp(name, inline_elements[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Find "-->" in [from, end), or NULL. */
+static const uint8_t *
+find_comment_end(const uint8_t *from, const uint8_t *end)
+{
+	while (end - from >= 3)
+	{
+		const uint8_t *q = memchr(from + 2, '>', end - from - 2);
+
+		if (q == NULL)
+			return NULL;
+		if (q[-1] == '-' && q[-2] == '-')
+			return q - 2;
+		from = q - 1;
+	}
+	return NULL;
+}
+
+/*
+ * Markup starting at p ('<'): returns the number of bytes it covers (0 if
+ * the '<' is literal text) and sets *separator if it stands for a space.
+ */
+static size_t
+parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
+			 bool *separator)
+{
+	static const char *const rawtext[] = {"script", "style"};
+	const uint8_t *gt;
+	uint8_t		c;
+	size_t		i;
+
+	if (end - p < 2)
+		return 0;
+	c = p[1];
+
+	/*
+	 * comment: removed up to the first "-->" after "<!" (so "<!-->" is an
+	 * empty comment), or to the end if there is none
+	 */
+	if (c == '!' && end - p >= 4 && p[2] == '-' && p[3] == '-')
+	{
+		const uint8_t *close = find_comment_end(p + 2, end);
+
+		*separator = false;
+		return close ? (size_t) (close + 3 - p) : (size_t) (end - p);
+	}
+
+	/* script and style elements: removed with their content */
+	for (i = 0; is_alpha(c) && i < 2; i++)
+	{
+		const char *name = rawtext[i];
+		size_t		len = strlen(name);
+		const uint8_t *q;
+
+		if (!match_ci(p + 1, end, name) || end - p < (long) len + 2 ||
+			!is_name_end(p[1 + len]))
+			continue;
+		gt = find_gt(st, p + 1 + len, end);
+		if (gt == NULL)
+			return 0;
+		*separator = true;
+		for (q = gt + 1; q < end; q++)
+		{
+			const uint8_t *close;
+
+			q = memchr(q, '<', end - q);
+			if (q == NULL)
+				break;
+			if (end - q < (long) len + 3 || q[1] != '/' ||
+				!match_ci(q + 2, end, name) || !is_name_end(q[2 + len]))
+				continue;
+			close = find_gt(st, q + 2 + len, end);
+			return close ? (size_t) (close + 1 - p) : (size_t) (end - p);
+		}
+		return end - p;
+	}
+
+	/* any other tag */
+	if (is_alpha(c) || c == '/' || c == '!' || c == '?')
+	{
+		gt = find_gt(st, p + 1, end);
+		if (gt == NULL)
+			return 0;
+		*separator = !is_inline_tag(p, gt);
+		return gt + 1 - p;
+	}
+	return 0;
+}
+
+/* Compare an entity name of len bytes with a table name (as strcmp). */
+static int
+entity_cmp(const uint8_t *name, size_t len, const char *key)
+{
+	size_t		klen = strlen(key);
+	int			r = memcmp(name, key, len < klen ? len : klen);
+
+	if (r != 0)
+		return r;
+	return (len > klen) - (len < klen);
+}
+
+/*
+ * Character reference starting at p ('&'): stores its code points in cps
+ * and returns how many (0 if the '&' is literal text), setting *consumed.
+ */
+static int
+parse_entity(const uint8_t *p, const uint8_t *end, uint32_t cps[2],
+			 size_t *consumed)
+{
+	const uint8_t *q = p + 1;
+
+	if (q < end && *q == '#')
+	{
+		bool		hex = false;
+		uint32_t	value = 0;
+		const uint8_t *digits;
+
+		q++;
+		if (q < end && (*q == 'x' || *q == 'X'))
+		{
+			hex = true;
+			q++;
+		}
+		digits = q;
+		for (; q < end; q++)
+		{
+			uint32_t	d;
+
+			if ((uint8_t) (*q - '0') < 10)
+				d = *q - '0';
+			else if (hex && (uint8_t) ((*q | 0x20) - 'a') < 6)
+				d = (*q | 0x20) - 'a' + 10;
+			else
+				break;
+			value = value * (hex ? 16 : 10) + d;
+			if (value > 0x10FFFF)
+				value = 0x110000;	/* saturate: stays out of range */
+		}
+		if (q == digits || q >= end || *q != ';')
+			return 0;
+		if (value == 0 || value > 0x10FFFF ||
+			(value >= 0xD800 && value <= 0xDFFF))
+			value = REPLACEMENT_CHAR;
+		cps[0] = value;
+		*consumed = q + 1 - p;
+		return 1;
+	}
+	else
+	{
+		size_t		len;
+		size_t		lo = 0;
+		size_t		hi = sizeof(nddup_html_entities) / sizeof(nddup_html_entities[0]);
+
+		while (q < end && is_alnum(*q) && q - p <= NDDUP_HTML_ENTITY_MAX_LEN)
+			q++;
+		len = q - p - 1;
+		if (len == 0 || len > NDDUP_HTML_ENTITY_MAX_LEN || q >= end || *q != ';')
+			return 0;
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+			int			r = entity_cmp(p + 1, len, nddup_html_entities[mid].name);
+
+			if (r == 0)
+			{
+				const NddupHtmlEntity *e = &nddup_html_entities[mid];
+
+				cps[0] = e->cp[0];
+				cps[1] = e->cp[1];
+				*consumed = len + 2;
+				return e->cp[1] ? 2 : 1;
+			}
+			if (r > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return 0;
+	}
+}
+
+/*
+ * Fast path from p, a byte of class > 0, while the next byte is of class > 0
+ * too: lower-case and classify, without branches on the data.  Returns the
+ * last byte of the run, not processed: it may compose with what follows.
+ */
+static const uint8_t *
+ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
+{
+	NddupBuf   *out = st->out;
+	char	   *o;
+	const uint8_t *last = end - 1;
+	unsigned	have_word = st->have_word;
+	unsigned	pend_space = st->pend_space;
+
+	/* at most one byte out per byte in, plus a pending space and a spare */
+	nddup_buf_reserve(out, (end - p) + 2);
+	o = out->data + out->len;
+	while (p < last && ascii_class[p[1]] != 0)
+	{
+		uint8_t		v = ascii_class[*p++];
+		unsigned	word = v > 1;
+		unsigned	space = pend_space & word;
+
+		/* writes past the end are scratch, overwritten or beyond len */
+		o[0] = ' ';
+		o[space] = (char) v;
+		o += space + word;
+		have_word |= word;
+		pend_space = have_word & (word ^ 1);
+	}
+	out->len = o - out->data;
+	st->have_word = have_word;
+	st->pend_space = pend_space;
+	return p;
+}
+
+/* Common driver of nddup_normalize and nddup_nfkc. */
+static void
+normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
+{
+	NormState	st;
+	const uint8_t *p = (const uint8_t *) src;
+	const uint8_t *end = p + len;
+
+	st.out = out;
+	st.raw = raw;
+	st.have_word = false;
+	st.pend_space = false;
+	st.seg = st.seg_local;
+	st.seg_len = 0;
+	st.seg_cap = SEGMENT_LOCAL_SIZE;
+	st.no_gt_from = NULL;
+
+	nddup_buf_reserve(out, len + 1);
+	while (p < end)
+	{
+		uint8_t		c = *p;
+		size_t		adv;
+
+		if (!raw && ascii_class[c] != 0)
+		{
+			/*
+			 * Plain ASCII.  The last byte before a non-ASCII character, '<'
+			 * or '&' may compose with a following combining mark: it goes
+			 * through the general path.
+			 */
+			if (p + 1 < end && ascii_class[p[1]] != 0)
+			{
+				segment_flush(&st);
+				p = ascii_run(&st, p, end);
+			}
+			process_cp(&st, *p);
+			p++;
+			continue;
+		}
+
+		if (!raw && c == '<')
+		{
+			bool		separator = false;
+			size_t		n = parse_markup(&st, p, end, &separator);
+
+			if (n > 0)
+			{
+				if (separator)
+					process_cp(&st, ' ');
+				p += n;
+				continue;
+			}
+		}
+		else if (!raw && c == '&')
+		{
+			uint32_t	cps[2];
+			size_t		n = 0;
+			int			k = parse_entity(p, end, cps, &n);
+
+			if (k > 0)
+			{
+				int			i;
+
+				for (i = 0; i < k; i++)
+					process_cp(&st, cps[i]);
+				p += n;
+				continue;
+			}
+		}
+
+		process_cp(&st, utf8_decode(p, end, &adv));
+		p += adv;
+	}
+	segment_flush(&st);
+	if (st.seg != st.seg_local)
+		nddup_free_hook(st.seg);
+}
+
+/*
+ * Append to out the normalized form of the UTF-8 text src[0..len): markup
+ * removed, NFKC, case folded, words separated by single spaces.
+ */
+void
+nddup_normalize(const char *src, size_t len, NddupBuf *out)
+{
+	normalize_internal(src, len, out, false);
+}
+
+/*
+ * Append to out the NFKC form of the UTF-8 text src[0..len) (invalid
+ * sequences as U+FFFD), without markup removal, case folding or word
+ * splitting.  For tests against NormalizationTest.txt.
+ */
+void
+nddup_nfkc(const char *src, size_t len, NddupBuf *out)
+{
+	normalize_internal(src, len, out, true);
+}
+
+/* Version of the Unicode Character Database the tables come from. */
+const char *
+nddup_unicode_version(void)
+{
+	return NDDUP_UNICODE_VERSION;
+}

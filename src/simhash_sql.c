@@ -1,0 +1,319 @@
+/*-------------------------------------------------------------------------
+ *
+ * simhash_sql.c
+ *	  SQL constructors of simhash64 fingerprints: from a text, from features
+ *	  with weights, from a tsvector, and the simhash_agg aggregate.
+ *
+ * All follow Charikar's construction (Manku et al. 2007, section 2); the
+ * feature hash is nddup_hash_bytes (XXH3-64 with NDDUP_HASH_SEED) of the
+ * feature's UTF-8 bytes, so identical features give identical fingerprints
+ * in every database encoding.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "nddup.h"
+
+#include "catalog/pg_type.h"
+#include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "tsearch/ts_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(simhash_text);
+PG_FUNCTION_INFO_V1(simhash_features);
+PG_FUNCTION_INFO_V1(simhash_weighted_features);
+PG_FUNCTION_INFO_V1(simhash_tsvector);
+PG_FUNCTION_INFO_V1(simhash_agg_transfn);
+PG_FUNCTION_INFO_V1(simhash_agg_combinefn);
+PG_FUNCTION_INFO_V1(simhash_agg_serialfn);
+PG_FUNCTION_INFO_V1(simhash_agg_deserialfn);
+PG_FUNCTION_INFO_V1(simhash_agg_finalfn);
+
+/* Parse the weighting argument: 'tf' (per occurrence) or 'set' (per shingle). */
+static bool
+parse_weighting_is_set(text *weighting)
+{
+	char	   *name = text_to_cstring(weighting);
+
+	if (strcmp(name, "tf") == 0)
+		return false;
+	if (strcmp(name, "set") == 0)
+		return true;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid simhash weighting \"%s\"", name),
+			 errhint("Valid weightings are \"tf\" and \"set\".")));
+	return false;				/* keep compiler quiet */
+}
+
+/* Hash of a feature given in the server encoding. */
+static uint64
+hash_feature(const char *bytes, int len)
+{
+	char	   *utf8;
+	uint64		hash;
+
+	if (GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII)
+		return nddup_hash_bytes(bytes, len);
+	utf8 = pg_server_to_any(bytes, len, PG_UTF8);
+	hash = nddup_hash_bytes(utf8, strlen(utf8));
+	if (utf8 != bytes)
+		pfree(utf8);
+	return hash;
+}
+
+/*
+ * simhash(doc text, size int, unit text, weighting text): the fingerprint of
+ * a document's w-shingles.
+ */
+Datum
+simhash_text(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	int32		size = PG_GETARG_INT32(1);
+	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(2));
+	bool		unique = parse_weighting_is_set(PG_GETARG_TEXT_PP(3));
+	size_t		len;
+	char	   *utf8;
+
+	nddup_check_shingle_size(size);
+	utf8 = nddup_text_to_utf8(doc, &len);
+	PG_RETURN_SIMHASH64(nddup_simhash_text(utf8, len, size, unit, unique));
+}
+
+/* Reject arrays that are not one-dimensional lists. */
+static void
+check_one_dimension(ArrayType *array, const char *what)
+{
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", what)));
+}
+
+/* Reject a NULL array element. */
+static void
+check_not_null(bool isnull, const char *what)
+{
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not contain nulls", what)));
+}
+
+/* simhash(features text[]): every feature weighs 1. */
+Datum
+simhash_features(PG_FUNCTION_ARGS)
+{
+	ArrayType  *features = PG_GETARG_ARRAYTYPE_P(0);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	NddupSimhashAcc acc;
+
+	check_one_dimension(features, "features");
+	deconstruct_array(features, TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	nddup_simhash_init(&acc);
+	for (int i = 0; i < n; i++)
+	{
+		text	   *t;
+
+		check_not_null(nulls[i], "features");
+		t = DatumGetTextPP(elems[i]);
+		nddup_simhash_add(&acc, hash_feature(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
+		CHECK_FOR_INTERRUPTS();
+	}
+	PG_RETURN_SIMHASH64(nddup_simhash_finish(&acc));
+}
+
+/* Reject a weight that is not a finite number. */
+static void
+check_weight(double weight)
+{
+	if (isnan(weight) || isinf(weight))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("simhash weight must be a finite number")));
+}
+
+/* simhash(features text[], weights real[]): Charikar's weighted simhash. */
+Datum
+simhash_weighted_features(PG_FUNCTION_ARGS)
+{
+	ArrayType  *features = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *weights = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *felems,
+			   *welems;
+	bool	   *fnulls,
+			   *wnulls;
+	int			nf,
+				nw;
+	NddupSimhashWeighted acc;
+
+	check_one_dimension(features, "features");
+	check_one_dimension(weights, "weights");
+	deconstruct_array(features, TEXTOID, -1, false, TYPALIGN_INT,
+					  &felems, &fnulls, &nf);
+	deconstruct_array(weights, FLOAT4OID, sizeof(float4), true, TYPALIGN_INT,
+					  &welems, &wnulls, &nw);
+	if (nf != nw)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features and weights have different lengths %d and %d",
+						nf, nw),
+				 errhint("Give one weight per feature.")));
+	nddup_simhash_weighted_init(&acc);
+	for (int i = 0; i < nf; i++)
+	{
+		text	   *t;
+		double		weight;
+
+		check_not_null(fnulls[i], "features");
+		check_not_null(wnulls[i], "weights");
+		weight = DatumGetFloat4(welems[i]);
+		check_weight(weight);
+		t = DatumGetTextPP(felems[i]);
+		nddup_simhash_weighted_add(&acc,
+								   hash_feature(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)),
+								   weight);
+		CHECK_FOR_INTERRUPTS();
+	}
+	PG_RETURN_SIMHASH64(nddup_simhash_weighted_finish(&acc));
+}
+
+/*
+ * simhash(tsvector): each lexeme is a feature weighted by its number of
+ * positions (its term frequency; 1 for a stripped tsvector).
+ */
+Datum
+simhash_tsvector(PG_FUNCTION_ARGS)
+{
+	TSVector	vector = PG_GETARG_TSVECTOR(0);
+	WordEntry  *entries = ARRPTR(vector);
+	char	   *lexemes = STRPTR(vector);
+	NddupSimhashAcc acc;
+
+	nddup_simhash_init(&acc);
+	for (int i = 0; i < vector->size; i++)
+	{
+		uint64		hash = hash_feature(lexemes + entries[i].pos, entries[i].len);
+		int			tf = entries[i].haspos ? POSDATALEN(vector, &entries[i]) : 1;
+
+		for (int j = 0; j < tf; j++)
+			nddup_simhash_add(&acc, hash);
+	}
+	PG_RETURN_SIMHASH64(nddup_simhash_finish(&acc));
+}
+
+/* Aggregate state of simhash_agg. */
+typedef struct SimhashAggState
+{
+	NddupSimhashWeighted acc;
+	int64		nfeatures;
+} SimhashAggState;
+
+/* Allocate an aggregate state in the aggregate's memory context. */
+static SimhashAggState *
+simhash_agg_new_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("simhash_agg called in non-aggregate context")));
+	return (SimhashAggState *) MemoryContextAllocZero(aggcontext,
+													  sizeof(SimhashAggState));
+}
+
+/* simhash_agg transition: add one (feature, weight); NULLs are skipped. */
+Datum
+simhash_agg_transfn(PG_FUNCTION_ARGS)
+{
+	SimhashAggState *state = PG_ARGISNULL(0) ? NULL :
+	(SimhashAggState *) PG_GETARG_POINTER(0);
+	text	   *feature;
+	double		weight;
+
+	if (state == NULL)
+		state = simhash_agg_new_state(fcinfo);
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_POINTER(state);
+	feature = PG_GETARG_TEXT_PP(1);
+	weight = PG_GETARG_FLOAT8(2);
+	check_weight(weight);
+	nddup_simhash_weighted_add(&state->acc,
+							   hash_feature(VARDATA_ANY(feature),
+											VARSIZE_ANY_EXHDR(feature)),
+							   weight);
+	state->nfeatures++;
+	PG_RETURN_POINTER(state);
+}
+
+/* simhash_agg combine: add the per-bit sums of two partial states. */
+Datum
+simhash_agg_combinefn(PG_FUNCTION_ARGS)
+{
+	SimhashAggState *a = PG_ARGISNULL(0) ? NULL : (SimhashAggState *) PG_GETARG_POINTER(0);
+	SimhashAggState *b = PG_ARGISNULL(1) ? NULL : (SimhashAggState *) PG_GETARG_POINTER(1);
+
+	if (b == NULL)
+		PG_RETURN_POINTER(a);
+	if (a == NULL)
+		a = simhash_agg_new_state(fcinfo);
+	for (int i = 0; i < 64; i++)
+		a->acc.sums[i] += b->acc.sums[i];
+	a->nfeatures += b->nfeatures;
+	PG_RETURN_POINTER(a);
+}
+
+/* simhash_agg serialization: the feature count and 64 float8 sums. */
+Datum
+simhash_agg_serialfn(PG_FUNCTION_ARGS)
+{
+	SimhashAggState *state = (SimhashAggState *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, state->nfeatures);
+	for (int i = 0; i < 64; i++)
+		pq_sendfloat8(&buf, state->acc.sums[i]);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* simhash_agg deserialization (inverse of the serial function). */
+Datum
+simhash_agg_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
+	SimhashAggState *state = simhash_agg_new_state(fcinfo);
+	StringInfoData buf;
+
+	buf.data = VARDATA_ANY(bytes);
+	buf.len = VARSIZE_ANY_EXHDR(bytes);
+	buf.maxlen = buf.len;
+	buf.cursor = 0;
+	state->nfeatures = pq_getmsgint64(&buf);
+	for (int i = 0; i < 64; i++)
+		state->acc.sums[i] = pq_getmsgfloat8(&buf);
+	pq_getmsgend(&buf);
+	PG_RETURN_POINTER(state);
+}
+
+/* simhash_agg final: the fingerprint, or NULL when no feature was added. */
+Datum
+simhash_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	SimhashAggState *state = PG_ARGISNULL(0) ? NULL : (SimhashAggState *) PG_GETARG_POINTER(0);
+
+	if (state == NULL || state->nfeatures == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_SIMHASH64(nddup_simhash_weighted_finish(&state->acc));
+}

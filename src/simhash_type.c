@@ -1,0 +1,342 @@
+/*-------------------------------------------------------------------------
+ *
+ * simhash_type.c
+ *	  The simhash64 type: a 64-bit fingerprint passed by value.
+ *
+ * Text form: exactly 16 hexadecimal digits, most significant first, with an
+ * optional "0x" prefix and either case on input, lower case on output.
+ * Comparison treats the value as an unsigned 64-bit integer (the order of
+ * the hex text); casts to bigint and bit(64) keep the bit pattern.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nddup.h"
+
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/varbit.h"
+#include "common/hashfn.h"
+
+PG_FUNCTION_INFO_V1(simhash64_in);
+PG_FUNCTION_INFO_V1(simhash64_out);
+PG_FUNCTION_INFO_V1(simhash64_recv);
+PG_FUNCTION_INFO_V1(simhash64_send);
+PG_FUNCTION_INFO_V1(simhash64_eq);
+PG_FUNCTION_INFO_V1(simhash64_ne);
+PG_FUNCTION_INFO_V1(simhash64_lt);
+PG_FUNCTION_INFO_V1(simhash64_le);
+PG_FUNCTION_INFO_V1(simhash64_gt);
+PG_FUNCTION_INFO_V1(simhash64_ge);
+PG_FUNCTION_INFO_V1(simhash64_cmp);
+PG_FUNCTION_INFO_V1(simhash64_hash);
+PG_FUNCTION_INFO_V1(simhash64_hash_extended);
+PG_FUNCTION_INFO_V1(simhash64_hamming);
+PG_FUNCTION_INFO_V1(simhash64_within);
+PG_FUNCTION_INFO_V1(simhash64_to_bit);
+PG_FUNCTION_INFO_V1(bit_to_simhash64);
+
+/* Value of one hexadecimal digit, or -1. */
+static inline int
+hex_digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse the text form: optional 0x, then exactly 16 hex digits. */
+Datum
+simhash64_in(PG_FUNCTION_ARGS)
+{
+	const char *str = PG_GETARG_CSTRING(0);
+	const char *p = str;
+	uint64		value = 0;
+	int			ndigits = 0;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (; *p; p++)
+	{
+		int			d = hex_digit_value(*p);
+
+		if (d < 0 || ndigits == 16)
+		{
+			ndigits = -1;
+			break;
+		}
+		value = (value << 4) | (uint64) d;
+		ndigits++;
+	}
+	if (ndigits != 16)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: \"%s\"",
+						"simhash64", str),
+				 errhint("A simhash64 value is exactly 16 hexadecimal digits, optionally preceded by \"0x\".")));
+	PG_RETURN_SIMHASH64(value);
+}
+
+/* Print 16 lower-case hex digits. */
+Datum
+simhash64_out(PG_FUNCTION_ARGS)
+{
+	uint64		value = PG_GETARG_SIMHASH64(0);
+	static const char digits[] = "0123456789abcdef";
+	char	   *out = palloc(17);
+
+	for (int i = 0; i < 16; i++)
+		out[i] = digits[(value >> (60 - 4 * i)) & 0xf];
+	out[16] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+/* Binary input: 8 bytes, network order. */
+Datum
+simhash64_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+
+	PG_RETURN_SIMHASH64((uint64) pq_getmsgint64(buf));
+}
+
+/* Binary output: 8 bytes, network order. */
+Datum
+simhash64_send(PG_FUNCTION_ARGS)
+{
+	uint64		value = PG_GETARG_SIMHASH64(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, (int64) value);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+#define SIMHASH64_COMPARISON(name, op) \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(PG_GETARG_SIMHASH64(0) op PG_GETARG_SIMHASH64(1)); \
+}
+
+/* a = b, a <> b, a < b, a <= b, a > b, a >= b (unsigned order) */
+SIMHASH64_COMPARISON(simhash64_eq, ==)
+SIMHASH64_COMPARISON(simhash64_ne, !=)
+SIMHASH64_COMPARISON(simhash64_lt, <)
+SIMHASH64_COMPARISON(simhash64_le, <=)
+SIMHASH64_COMPARISON(simhash64_gt, >)
+SIMHASH64_COMPARISON(simhash64_ge, >=)
+
+/* btree support: -1, 0, 1 in unsigned order. */
+Datum
+simhash64_cmp(PG_FUNCTION_ARGS)
+{
+	uint64		a = PG_GETARG_SIMHASH64(0);
+	uint64		b = PG_GETARG_SIMHASH64(1);
+
+	PG_RETURN_INT32((a > b) - (a < b));
+}
+
+/* hash support: the same hash as bigint, so distribution by hash is stable. */
+Datum
+simhash64_hash(PG_FUNCTION_ARGS)
+{
+	return DirectFunctionCall1(hashint8, PG_GETARG_DATUM(0));
+}
+
+/* Extended (seeded) hash support, as for bigint. */
+Datum
+simhash64_hash_extended(PG_FUNCTION_ARGS)
+{
+	return DirectFunctionCall2(hashint8extended, PG_GETARG_DATUM(0),
+							   PG_GETARG_DATUM(1));
+}
+
+/* a <-> b: the Hamming distance, the number of differing bits. */
+Datum
+simhash64_hamming(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(nddup_hamming(PG_GETARG_SIMHASH64(0),
+								  PG_GETARG_SIMHASH64(1)));
+}
+
+/* within(a, b, k): true when a and b differ in at most k bits. */
+Datum
+simhash64_within(PG_FUNCTION_ARGS)
+{
+	int32		k = PG_GETARG_INT32(2);
+
+	if (k < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Hamming radius %d is out of range", k),
+				 errhint("The radius must be zero or more.")));
+	PG_RETURN_BOOL(nddup_hamming(PG_GETARG_SIMHASH64(0),
+								 PG_GETARG_SIMHASH64(1)) <= k);
+}
+
+/* Cast to bit(64): the first bit is the most significant one. */
+Datum
+simhash64_to_bit(PG_FUNCTION_ARGS)
+{
+	uint64		value = PG_GETARG_SIMHASH64(0);
+	VarBit	   *result = (VarBit *) palloc0(VARBITTOTALLEN(64));
+
+	SET_VARSIZE(result, VARBITTOTALLEN(64));
+	VARBITLEN(result) = 64;
+	for (int i = 0; i < 8; i++)
+		VARBITS(result)[i] = (bits8) (value >> (56 - 8 * i));
+	PG_RETURN_VARBIT_P(result);
+}
+
+/* Cast from bit(n): n must be 64. */
+Datum
+bit_to_simhash64(PG_FUNCTION_ARGS)
+{
+	VarBit	   *bits = PG_GETARG_VARBIT_P(0);
+	uint64		value = 0;
+
+	if (VARBITLEN(bits) != 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
+				 errmsg("cannot cast a bit string of length %d to simhash64",
+						VARBITLEN(bits)),
+				 errhint("A simhash64 value has exactly 64 bits.")));
+	for (int i = 0; i < 8; i++)
+		value = (value << 8) | VARBITS(bits)[i];
+	PG_RETURN_SIMHASH64(value);
+}
+
+/*
+ * hamming_ball: a query value "every fingerprint within radius bits of
+ * center", the right operand of simhash64 <@ hamming_ball.  Text form:
+ * "<16 hex digits>/<radius>", e.g. "00ff00ff00ff00ff/3".
+ */
+PG_FUNCTION_INFO_V1(hamming_ball_in);
+PG_FUNCTION_INFO_V1(hamming_ball_out);
+PG_FUNCTION_INFO_V1(hamming_ball_recv);
+PG_FUNCTION_INFO_V1(hamming_ball_send);
+PG_FUNCTION_INFO_V1(hamming_ball_make);
+PG_FUNCTION_INFO_V1(hamming_ball_center);
+PG_FUNCTION_INFO_V1(hamming_ball_radius);
+PG_FUNCTION_INFO_V1(simhash64_in_ball);
+
+/* Build a ball, rejecting radii outside 0..64. */
+HammingBall *
+nddup_make_ball(uint64 center, int32 radius)
+{
+	HammingBall *ball;
+
+	if (radius < 0 || radius > 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Hamming radius %d is out of range", radius),
+				 errhint("The radius must be between 0 and 64.")));
+	ball = (HammingBall *) palloc0(sizeof(HammingBall));
+	ball->center = center;
+	ball->radius = radius;
+	return ball;
+}
+
+/* Parse "<16 hex digits>/<radius>". */
+Datum
+hamming_ball_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	char	   *slash = strchr(str, '/');
+	char	   *copy;
+	char	   *end;
+	long		radius;
+	uint64		center;
+
+	if (slash == NULL || slash[1] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: \"%s\"",
+						"hamming_ball", str),
+				 errhint("A hamming_ball is written as a simhash64 value, \"/\" and a radius, e.g. \"00ff00ff00ff00ff/3\".")));
+	copy = pnstrdup(str, slash - str);
+	center = DatumGetSimhash64(DirectFunctionCall1(simhash64_in,
+												   CStringGetDatum(copy)));
+	errno = 0;
+	radius = strtol(slash + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || radius < 0 || radius > 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: \"%s\"",
+						"hamming_ball", str),
+				 errhint("The radius must be an integer between 0 and 64.")));
+	PG_RETURN_POINTER(nddup_make_ball(center, (int32) radius));
+}
+
+/* Print "<16 hex digits>/<radius>". */
+Datum
+hamming_ball_out(PG_FUNCTION_ARGS)
+{
+	HammingBall *ball = (HammingBall *) PG_GETARG_POINTER(0);
+	char	   *center = DatumGetCString(DirectFunctionCall1(simhash64_out,
+															 Simhash64GetDatum(ball->center)));
+
+	PG_RETURN_CSTRING(psprintf("%s/%d", center, ball->radius));
+}
+
+/* Binary input: center (8 bytes) and radius (4 bytes). */
+Datum
+hamming_ball_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	uint64		center = (uint64) pq_getmsgint64(buf);
+	int32		radius = pq_getmsgint(buf, 4);
+
+	PG_RETURN_POINTER(nddup_make_ball(center, radius));
+}
+
+/* Binary output: center (8 bytes) and radius (4 bytes). */
+Datum
+hamming_ball_send(PG_FUNCTION_ARGS)
+{
+	HammingBall *ball = (HammingBall *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, (int64) ball->center);
+	pq_sendint32(&buf, ball->radius);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* ball(center, radius) */
+Datum
+hamming_ball_make(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(nddup_make_ball(PG_GETARG_SIMHASH64(0),
+									  PG_GETARG_INT32(1)));
+}
+
+/* center(ball) */
+Datum
+hamming_ball_center(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_SIMHASH64(((HammingBall *) PG_GETARG_POINTER(0))->center);
+}
+
+/* radius(ball) */
+Datum
+hamming_ball_radius(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(((HammingBall *) PG_GETARG_POINTER(0))->radius);
+}
+
+/* fp <@ ball: fp lies within the ball's radius of its center. */
+Datum
+simhash64_in_ball(PG_FUNCTION_ARGS)
+{
+	uint64		fp = PG_GETARG_SIMHASH64(0);
+	HammingBall *ball = (HammingBall *) PG_GETARG_POINTER(1);
+
+	PG_RETURN_BOOL(nddup_hamming(fp, ball->center) <= ball->radius);
+}

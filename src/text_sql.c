@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * text_sql.c
+ *	  SQL functions of the text pipeline (normalize_text, tokens, shingles,
+ *	  nddup_unicode_version) and the argument helpers shared with the other
+ *	  SQL-facing files: text to UTF-8, shingle size and unit checks.
+ *
+ * The pipeline works on UTF-8 whatever the database encoding, so identical
+ * characters give identical fingerprints in every database.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nddup.h"
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(normalize_text);
+PG_FUNCTION_INFO_V1(tokens_text);
+PG_FUNCTION_INFO_V1(shingles_text);
+PG_FUNCTION_INFO_V1(unicode_version_text);
+
+/*
+ * The bytes of t as UTF-8, and their number in *len.  In a UTF8 or
+ * SQL_ASCII database this is t's data itself (not a copy, not validated: in
+ * SQL_ASCII invalid UTF-8 becomes U+FFFD separators); in any other encoding
+ * a palloc'd conversion.
+ */
+char *
+nddup_text_to_utf8(text *t, size_t *len)
+{
+	char	   *data = VARDATA_ANY(t);
+	int			n = VARSIZE_ANY_EXHDR(t);
+	int			encoding = GetDatabaseEncoding();
+	char	   *utf8;
+
+	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
+	{
+		*len = n;
+		return data;
+	}
+	utf8 = pg_server_to_any(data, n, PG_UTF8);
+	*len = (utf8 == data) ? (size_t) n : strlen(utf8);
+	return utf8;
+}
+
+/* Raise an error unless size is a valid shingle size. */
+void
+nddup_check_shingle_size(int32 size)
+{
+	if (size < 1 || size > NDDUP_MAX_SHINGLE_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shingle size %d is out of range", size),
+				 errdetail("The shingle size must be between 1 and %d.",
+						   NDDUP_MAX_SHINGLE_SIZE)));
+}
+
+/* The shingle unit named by unit: 'word' or 'char'. */
+NddupUnit
+nddup_parse_unit(text *unit)
+{
+	const char *name = VARDATA_ANY(unit);
+	int			len = VARSIZE_ANY_EXHDR(unit);
+
+	if (len == 4 && memcmp(name, "word", 4) == 0)
+		return NDDUP_UNIT_WORD;
+	if (len == 4 && memcmp(name, "char", 4) == 0)
+		return NDDUP_UNIT_CHAR;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid shingle unit \"%s\"", text_to_cstring(unit)),
+			 errhint("Valid units are \"word\" and \"char\".")));
+	return NDDUP_UNIT_WORD;		/* keep compiler quiet */
+}
+
+/* A text datum from UTF-8 bytes, converted to the server encoding. */
+static text *
+utf8_to_text(const char *utf8, size_t len)
+{
+	char	   *server;
+	text	   *result;
+
+	if (len == 0)
+		return cstring_to_text_with_len("", 0);
+	server = pg_any_to_server(utf8, (int) len, PG_UTF8);
+	if (server == utf8)
+		return cstring_to_text_with_len(utf8, (int) len);
+	result = cstring_to_text(server);
+	pfree(server);
+	return result;
+}
+
+/* normalize_text(text): the normalized form of a text. */
+Datum
+normalize_text(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	size_t		len;
+	char	   *utf8 = nddup_text_to_utf8(doc, &len);
+	NddupBuf	norm = {0};
+	text	   *result;
+
+	nddup_normalize(utf8, len, &norm);
+	result = utf8_to_text(norm.data, norm.len);
+	nddup_buf_free(&norm);
+	PG_RETURN_TEXT_P(result);
+}
+
+/* Token callback of tokens_text: one array element per token. */
+static void
+add_token(void *arg, const char *token, size_t len)
+{
+	ArrayBuildState *state = (ArrayBuildState *) arg;
+
+	CHECK_FOR_INTERRUPTS();
+	accumArrayResult(state, PointerGetDatum(utf8_to_text(token, len)),
+					 false, TEXTOID, CurrentMemoryContext);
+}
+
+/* tokens(text): the tokens of the normalized text, in order. */
+Datum
+tokens_text(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	size_t		len;
+	char	   *utf8 = nddup_text_to_utf8(doc, &len);
+	NddupBuf	norm = {0};
+	ArrayBuildState *state;
+
+	nddup_normalize(utf8, len, &norm);
+	state = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+	if (nddup_tokenize(norm.data, norm.len, add_token, state) == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
+	PG_RETURN_DATUM(makeArrayResult(state, CurrentMemoryContext));
+}
+
+/* Hash callback of shingles_text: collect the hashes. */
+static void
+add_shingle(void *arg, uint64_t hash)
+{
+	CHECK_FOR_INTERRUPTS();
+	nddup_hashes_push((NddupHashes *) arg, hash);
+}
+
+/*
+ * shingles(doc text, size int, unit text): the shingle hashes of the
+ * normalized text as bigint (the same 64 bits), in order, repeats kept.
+ */
+Datum
+shingles_text(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	int32		size = PG_GETARG_INT32(1);
+	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(2));
+	size_t		len;
+	char	   *utf8;
+	NddupBuf	norm = {0};
+	NddupHashes hashes = {0};
+	Datum	   *elems;
+	ArrayType  *result;
+	size_t		i;
+
+	nddup_check_shingle_size(size);
+	utf8 = nddup_text_to_utf8(doc, &len);
+	nddup_normalize(utf8, len, &norm);
+	nddup_shingle_hashes(norm.data, norm.len, size, unit, add_shingle, &hashes);
+	nddup_buf_free(&norm);
+
+	if (hashes.len == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));
+	if (hashes.len > MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many shingles (%zu)", hashes.len),
+				 errdetail("An array holds at most %d elements.",
+						   (int) MaxArraySize)));
+	elems = palloc_extended(hashes.len * sizeof(Datum), MCXT_ALLOC_HUGE);
+	for (i = 0; i < hashes.len; i++)
+		elems[i] = Int64GetDatum((int64) hashes.items[i]);
+	nddup_hashes_free(&hashes);
+	result = construct_array(elems, (int) i, INT8OID, sizeof(int64),
+							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	pfree(elems);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/* nddup_unicode_version(): the Unicode version of the normalization tables. */
+Datum
+unicode_version_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(nddup_unicode_version()));
+}

@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_core.c
+ *	  Unit tests of the pure-C core, built outside the server with ASan and
+ *	  UBSan ("make unit").  Prints "N passed, N failed" and exits non-zero on
+ *	  any failure.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "nddup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int	run_text_tests(void);
+
+static int	simhash_failures = 0;
+static int	simhash_checks = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		simhash_checks++; \
+		if (!(cond)) \
+		{ \
+			simhash_failures++; \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fputc('\n', stderr); \
+		} \
+	} while (0)
+
+/* splitmix64: a deterministic stream of test hashes. */
+static uint64_t
+next_test_hash(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* The byte-lane accumulator agrees with the plain +1/-1 definition. */
+static void
+test_simhash_fast_path_matches_definition(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 254, 255, 256, 257, 511, 1000, 4103, 70000};
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		uint64_t	state = sizes[s] * 7919 + 1;
+		NddupSimhashAcc acc;
+		NddupSimhashWeighted wacc;
+		int64_t		sums[64] = {0};
+		uint64_t	expected = 0;
+
+		nddup_simhash_init(&acc);
+		nddup_simhash_weighted_init(&wacc);
+		for (size_t i = 0; i < sizes[s]; i++)
+		{
+			/* bias a few bits so that some sums are far from zero */
+			uint64_t	h = next_test_hash(&state) | (i % 3 == 0 ? 0xf0 : 0);
+
+			nddup_simhash_add(&acc, h);
+			nddup_simhash_weighted_add(&wacc, h, 1.0);
+			for (int b = 0; b < 64; b++)
+				sums[b] += ((h >> b) & 1) ? 1 : -1;
+		}
+		for (int b = 0; b < 64; b++)
+			if (sums[b] > 0)
+				expected |= UINT64_C(1) << b;
+		CHECK(nddup_simhash_finish(&acc) == expected,
+			  "fast path differs from definition for %zu features", sizes[s]);
+		CHECK(nddup_simhash_weighted_finish(&wacc) == expected,
+			  "weighted path differs from definition for %zu features", sizes[s]);
+	}
+}
+
+/* Ties give 0 bits; a single feature's fingerprint is the feature itself. */
+static void
+test_simhash_edge_cases(void)
+{
+	NddupSimhashAcc acc;
+	NddupSimhashWeighted wacc;
+
+	nddup_simhash_init(&acc);
+	CHECK(nddup_simhash_finish(&acc) == 0, "empty simhash is not 0");
+
+	nddup_simhash_init(&acc);
+	nddup_simhash_add(&acc, UINT64_C(0xdeadbeefcafef00d));
+	CHECK(nddup_simhash_finish(&acc) == UINT64_C(0xdeadbeefcafef00d),
+		  "one feature does not give itself");
+
+	nddup_simhash_init(&acc);
+	nddup_simhash_add(&acc, UINT64_C(0xffffffff00000000));
+	nddup_simhash_add(&acc, UINT64_C(0x00000000ffffffff));
+	CHECK(nddup_simhash_finish(&acc) == 0, "ties must give 0 bits");
+
+	/* weights: a heavy feature wins over two light ones */
+	nddup_simhash_weighted_init(&wacc);
+	nddup_simhash_weighted_add(&wacc, UINT64_C(0xffffffffffffffff), 3.0);
+	nddup_simhash_weighted_add(&wacc, 0, 1.0);
+	nddup_simhash_weighted_add(&wacc, 0, 1.0);
+	CHECK(nddup_simhash_weighted_finish(&wacc) == UINT64_C(0xffffffffffffffff),
+		  "weights are not honoured");
+
+	CHECK(nddup_hamming(0, UINT64_MAX) == 64, "hamming of complements");
+	CHECK(nddup_hamming(UINT64_C(0x8000000000000001), 0) == 2, "hamming of two bits");
+}
+
+/* Pinned fingerprints of fixed texts: a change here changes stored data. */
+static void
+test_simhash_text_pinned(void)
+{
+	const char *doc = "A rose is a rose is a rose.";
+	uint64_t	tf = nddup_simhash_text(doc, strlen(doc), 3, NDDUP_UNIT_WORD, false);
+	uint64_t	set = nddup_simhash_text(doc, strlen(doc), 3, NDDUP_UNIT_WORD, true);
+	const char *variant = "<p>a   ROSE is a <b>rose</b> is a rose</p>";
+
+	CHECK(nddup_simhash_text(variant, strlen(variant), 3, NDDUP_UNIT_WORD, false) == tf,
+		  "HTML/case/space variant changes the fingerprint");
+	CHECK(nddup_simhash_text("", 0, 3, NDDUP_UNIT_WORD, false) == 0,
+		  "empty text must give 0");
+	CHECK(tf == UINT64_C(0x90f0e44c13ec2ec6), "pinned word-3 tf simhash changed: %016llx",
+		  (unsigned long long) tf);
+	CHECK(set == UINT64_C(0x90f0e44c13ec2ec6), "pinned word-3 set simhash changed: %016llx",
+		  (unsigned long long) set);
+	CHECK(nddup_simhash_text(doc, strlen(doc), 4, NDDUP_UNIT_CHAR, false) ==
+		  UINT64_C(0xde85bbc96220c0df), "pinned char-4 simhash changed");
+	CHECK(nddup_simhash_text(doc, strlen(doc), 1, NDDUP_UNIT_WORD, false) ==
+		  UINT64_C(0xbfc7cbc0f7297363), "pinned word-1 simhash changed");
+}
+
+/* Run every suite and print the totals. */
+int
+main(void)
+{
+	int			text_failures;
+
+	test_simhash_fast_path_matches_definition();
+	test_simhash_edge_cases();
+	test_simhash_text_pinned();
+	text_failures = run_text_tests();
+	printf("simhash: %d checks, %d failed\n", simhash_checks, simhash_failures);
+	printf("unit: %d passed, %d failed\n",
+		   simhash_checks - simhash_failures, simhash_failures + text_failures);
+	return (simhash_failures + text_failures) == 0 ? 0 : 1;
+}
