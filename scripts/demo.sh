@@ -45,11 +45,11 @@ if pg_sql -tA -c "SELECT 1 FROM pg_opclass WHERE opcname = 'simhash64_gin_ops'" 
 	step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);"
 fi
 
-echo "== one query: the near-duplicates of 'libcairo2-dev' within $RADIUS bits"
+echo "== one query: the near-duplicates of 'libblis-dev' within $RADIUS bits"
 step "query" pg_sql <<SQL
 \pset footer off
 SELECT d.id, d.package, d.fp <-> q.fp AS distance, left(split_part(d.body, E'\n', 1), 60) AS summary
-FROM docs d, (SELECT fp FROM docs WHERE package = 'libcairo2-dev') q
+FROM docs d, (SELECT fp FROM docs WHERE package = 'libblis-dev') q
 WHERE within(d.fp, q.fp, $RADIUS)
 ORDER BY distance, d.id;
 SQL
