@@ -155,13 +155,4 @@ RESET max_parallel_workers_per_gather;
 SELECT simhash_agg(feature, weight) AS no_rows FROM features WHERE false;
 SELECT simhash_agg(feature, 'Infinity') FROM features;
 
--- every SQL-callable function is IMMUTABLE and PARALLEL SAFE
--- (planner and index support functions, taking internal, aside)
-SELECT p.proname, p.provolatile, p.proparallel
-FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
-JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'nddup'
-WHERE (p.provolatile <> 'i' OR p.proparallel <> 's')
-	AND NOT 'internal'::regtype = ANY (p.proargtypes)
-ORDER BY 1;
-
 DROP TABLE fps, features;

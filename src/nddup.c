@@ -40,4 +40,5 @@ _PG_init(void)
 {
 	nddup_realloc_hook = nddup_palloc_realloc;
 	nddup_free_hook = nddup_palloc_free;
+	nddup_sketch_init();
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 extern int	run_text_tests(void);
+extern int	run_minhash_tests(void);
 
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
@@ -136,14 +137,18 @@ test_simhash_text_pinned(void)
 int
 main(void)
 {
-	int			text_failures;
+	int			failures[3];
+	int			passed = 0;
 
 	test_simhash_fast_path_matches_definition();
 	test_simhash_edge_cases();
 	test_simhash_text_pinned();
-	text_failures = run_text_tests();
 	printf("simhash: %d checks, %d failed\n", simhash_checks, simhash_failures);
-	printf("unit: %d passed, %d failed\n",
-		   simhash_checks - simhash_failures, simhash_failures + text_failures);
-	return (simhash_failures + text_failures) == 0 ? 0 : 1;
+	failures[0] = simhash_failures;
+	failures[1] = run_text_tests();
+	failures[2] = run_minhash_tests();
+	for (int i = 0; i < 3; i++)
+		passed += failures[i] == 0;
+	printf("unit suites: %d passed, %d failed\n", passed, 3 - passed);
+	return passed == 3 ? 0 : 1;
 }
