@@ -19,7 +19,6 @@ step() {
 }
 
 ensure_packages
-command -v bc >/dev/null || as_root apt-get install -y -qq bc >/dev/null
 step "build and install" build_and_install
 make_workdir
 step "start a temporary PostgreSQL instance" start_instance
