@@ -1,0 +1,46 @@
+-- nddup install script: exact nearest-n by expanding radius.
+
+-- The n fingerprints nearest to query, exactly: radius searches of growing
+-- radius (served by a simhash64_gin_ops or simhash64_spgist_ops index when
+-- there is one) until one returns at least n rows; the n nearest rows all
+-- lie within that radius, so ordering it by (distance, id) is exact.  Up to
+-- radius 16 the index is forced (GIN's cost model overrates probes of cached
+-- pages); beyond, one scan of the whole table ranks every row.  OFFSET 0
+-- keeps the radius search a radius search: without it an SP-GiST index
+-- could serve the ORDER BY as a (slower) ordered scan.
+CREATE FUNCTION @extschema@.hamming_nearest(rel regclass, id_column name, fp_column name,
+		query @extschema@.simhash64, n integer)
+	RETURNS TABLE (id bigint, distance integer)
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	SET enable_seqscan = off
+AS $$
+DECLARE
+	radius integer;
+	ids bigint[];
+	distances integer[];
+BEGIN
+	IF n < 1 THEN
+		RAISE EXCEPTION 'number of neighbours % is out of range', n
+			USING ERRCODE = '22023', HINT = 'Ask for at least one neighbour.';
+	END IF;
+	FOREACH radius IN ARRAY ARRAY[0, 2, 4, 6, 8, 10, 12, 14, 16, 64] LOOP
+		IF radius = 64 THEN
+			PERFORM set_config('enable_seqscan', 'on', true);
+		END IF;
+		EXECUTE format(
+			'SELECT array_agg(i ORDER BY d, i), array_agg(d ORDER BY d, i) FROM ('
+			'SELECT i, d FROM (SELECT %I::bigint AS i, %I OPERATOR(@extschema@.<->) $1 AS d FROM %s '
+			'WHERE %I OPERATOR(@extschema@.<@) @extschema@.ball($1, $2) OFFSET 0) r '
+			'ORDER BY d, i LIMIT $3) s',
+			id_column, fp_column, rel, fp_column)
+			INTO ids, distances USING query, radius, n;
+		IF coalesce(cardinality(ids), 0) >= n OR radius = 64 THEN
+			RETURN QUERY SELECT * FROM unnest(ids, distances);
+			RETURN;
+		END IF;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.hamming_nearest(regclass, name, name, @extschema@.simhash64, integer)
+	IS 'the n rows whose fingerprints are nearest to query (exact; ties by id)';

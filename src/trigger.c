@@ -1,0 +1,1313 @@
+/*-------------------------------------------------------------------------
+ *
+ * trigger.c
+ *	  Insert-time duplicate checks: the row trigger nddup_dedup_trigger()
+ *	  and its validation function nddup_check_trigger().
+ *
+ * The trigger judges each row when it is stored (Lee, Lee and Kim's blog
+ * framework): the row is compared with the existing originals (rows whose
+ * duplicate_of column is NULL); the earliest original within the Hamming
+ * radius, by the order column, becomes the row's original.  Depending on the
+ * action the row is stored and marked, silently dropped, or rejected.
+ *
+ * Concurrency: before the lookup the trigger takes transaction-scoped
+ * advisory locks on the pigeonhole blocks of the fingerprint.  The 64 bits
+ * are cut into radius + 1 blocks; two fingerprints within the radius agree
+ * on at least one whole block, so two transactions storing near-duplicates
+ * always share a lock key and run one after the other.  The lookup then uses
+ * a snapshot taken after the locks are held.  See docs/trigger.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nddup.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "rewrite/rewriteHandler.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
+
+PG_FUNCTION_INFO_V1(nddup_dedup_trigger);
+PG_FUNCTION_INFO_V1(nddup_check_trigger);
+
+/*
+ * Field 4 of our advisory lock tags.  pg_advisory_xact_lock(bigint) uses 1
+ * and pg_advisory_xact_lock(int, int) uses 2, so our keys never collide with
+ * a user's advisory locks.  They show in pg_locks as locktype 'advisory',
+ * classid = the table's oid, objid = the key, objsubid = 20036 / 20037.
+ */
+#define NDDUP_LOCK_BLOCK		0x4E44	/* "ND": one pigeonhole block */
+#define NDDUP_LOCK_TABLE		0x4E45	/* the whole table */
+
+/*
+ * A transaction that has taken this many block keys of one trigger (a bulk
+ * load) takes the table key in exclusive mode from then on, so that it does
+ * not fill the shared lock table.
+ */
+#define NDDUP_LOCK_ESCALATE		512
+
+#define NDDUP_MAX_RADIUS		32
+#define NDDUP_DEFAULT_RADIUS	12
+
+typedef enum DedupAction
+{
+	DEDUP_MARK,					/* store the row, set duplicate_of */
+	DEDUP_SKIP,					/* drop the row silently */
+	DEDUP_ERROR					/* raise unique_violation */
+} DedupAction;
+
+typedef enum DedupLockMode
+{
+	DEDUP_LOCK_BLOCKS,			/* radius + 1 block keys per fingerprint */
+	DEDUP_LOCK_TABLE			/* one key per table: inserts serialize */
+} DedupLockMode;
+
+/* The validated arguments of one trigger, resolved against its table. */
+typedef struct DedupConfig
+{
+	Oid			relid;
+	AttrNumber	fp_attno;		/* fingerprint column, or 0 */
+	bool		fp_generated;	/* it is a STORED generated column */
+	AttrNumber	src_attno;		/* source text column, or 0 */
+	Oid			src_collation;
+	AttrNumber	id_attno;
+	Oid			id_type;
+	int16		id_typlen;
+	bool		id_typbyval;
+	AttrNumber	dup_attno;		/* duplicate_of column, or 0 */
+	AttrNumber	order_attno;	/* order column (defaults to id) */
+	int32		size;			/* simhash parameters (source only) */
+	char	   *unit;
+	char	   *weighting;
+	int32		radius;
+	DedupAction action;
+	DedupLockMode lock;
+	/* objects of the extension */
+	Oid			ext_nsp;
+	Oid			simhash64_type;
+	Oid			in_ball_op;		/* <@ (simhash64, hamming_ball) */
+	Oid			simhash_func;	/* simhash(text, int, text, text) */
+	char	   *index_name;		/* an index serving the lookup, or NULL */
+	char	   *settings;		/* normalized arguments, for messages */
+} DedupConfig;
+
+/* Per-trigger state cached for the session, keyed by the trigger's oid. */
+typedef struct DedupCacheEntry
+{
+	Oid			tgoid;			/* hash key */
+	bool		valid;			/* config still matches the catalogs */
+	bool		warned;			/* the "no index" warning was given */
+	int			busy;			/* calls in progress (recursion) */
+	MemoryContext cxt;			/* holds config's strings */
+	DedupConfig config;
+	FmgrInfo	simhash_finfo;
+	Datum		unit_datum;
+	Datum		weighting_datum;
+	SPIPlanPtr	lookup_insert;	/* the lookup */
+	SPIPlanPtr	lookup_update;	/* the lookup, excluding one ctid */
+	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
+	LocalTransactionId lock_lxid;	/* transaction that nkeys counts */
+	int			nkeys;			/* block keys it took */
+} DedupCacheEntry;
+
+static HTAB *dedup_cache = NULL;
+
+/* Error context while validating trigger arguments. */
+typedef struct DedupErrorContext
+{
+	const char *trigname;
+	const char *relname;
+} DedupErrorContext;
+
+/* Relcache callback: forget the configuration of triggers on that table. */
+static void
+dedup_invalidate(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	DedupCacheEntry *entry;
+
+	if (dedup_cache == NULL)
+		return;
+	hash_seq_init(&status, dedup_cache);
+	while ((entry = (DedupCacheEntry *) hash_seq_search(&status)) != NULL)
+	{
+		if (relid == InvalidOid || entry->config.relid == relid)
+			entry->valid = false;
+	}
+}
+
+/* Add "trigger ... on table ..." to errors raised while validating. */
+static void
+dedup_error_callback(void *arg)
+{
+	DedupErrorContext *ctx = (DedupErrorContext *) arg;
+
+	if (ctx->trigname)
+		errcontext("arguments of nddup_dedup_trigger() in trigger \"%s\" on table \"%s\"",
+				   ctx->trigname, ctx->relname);
+	else
+		errcontext("arguments of nddup_dedup_trigger() for table \"%s\"",
+				   ctx->relname);
+}
+
+/* Look up a column by name; it must exist and be a user column. */
+static AttrNumber
+dedup_column(Relation rel, const char *key, const char *name)
+{
+	AttrNumber	attno = get_attnum(RelationGetRelid(rel), name);
+
+	if (attno == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						name, RelationGetRelationName(rel)),
+				 errdetail("It is named by the argument %s=%s.", key, name)));
+	if (attno < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("system column \"%s\" cannot be used as %s", name, key)));
+	return attno;
+}
+
+/* Raise wrong-type error for a column. */
+static void
+dedup_wrong_type(Relation rel, AttrNumber attno, const char *key,
+				 const char *expected)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("column \"%s\" of relation \"%s\" is of type %s",
+					NameStr(att->attname), RelationGetRelationName(rel),
+					format_type_be(att->atttypid)),
+			 errdetail("The %s column must be of type %s.", key, expected)));
+}
+
+/* Parse an integer argument in [min, max]. */
+static int32
+dedup_int_arg(const char *key, const char *value, int32 min, int32 max)
+{
+	char	   *end;
+	long		v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (*value == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s \"%s\" is out of range", key, value),
+				 errhint("The %s must be an integer between %d and %d.",
+						 key, min, max)));
+	return (int32) v;
+}
+
+/* Is expr the call simhash(source, size, unit, weighting) of the config? */
+static bool
+dedup_is_simhash_expr(Node *expr, const DedupConfig *cfg)
+{
+	FuncExpr   *func;
+	Node	   *arg;
+	Const	   *c;
+
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	func = (FuncExpr *) expr;
+	if (func->funcid != cfg->simhash_func || list_length(func->args) != 4)
+		return false;
+	arg = linitial(func->args);
+	while (IsA(arg, RelabelType))
+		arg = (Node *) ((RelabelType *) arg)->arg;
+	if (!IsA(arg, Var) || ((Var *) arg)->varattno != cfg->src_attno)
+		return false;
+	c = (Const *) lsecond(func->args);
+	if (!IsA(c, Const) || c->constisnull || DatumGetInt32(c->constvalue) != cfg->size)
+		return false;
+	c = (Const *) lthird(func->args);
+	if (!IsA(c, Const) || c->constisnull ||
+		strcmp(TextDatumGetCString(c->constvalue), cfg->unit) != 0)
+		return false;
+	c = (Const *) lfourth(func->args);
+	if (!IsA(c, Const) || c->constisnull ||
+		strcmp(TextDatumGetCString(c->constvalue), cfg->weighting) != 0)
+		return false;
+	return true;
+}
+
+/* Is the partial-index predicate absent, or exactly "duplicate_of IS NULL"? */
+static bool
+dedup_predicate_ok(Relation irel, const DedupConfig *cfg)
+{
+	List	   *pred = RelationGetIndexPredicate(irel);
+	ListCell   *lc;
+
+	foreach(lc, pred)
+	{
+		NullTest   *nt = (NullTest *) lfirst(lc);
+
+		if (!IsA(nt, NullTest) || nt->nulltesttype != IS_NULL ||
+			!IsA(nt->arg, Var) || cfg->dup_attno == 0 ||
+			((Var *) nt->arg)->varattno != cfg->dup_attno)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Find an index that serves "fp <@ ball": a valid index whose column is the
+ * fingerprint column (or the simhash expression) in an operator family that
+ * contains <@.  Returns its name, or NULL.
+ */
+static char *
+dedup_find_index(Relation rel, const DedupConfig *cfg)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	char	   *found = NULL;
+
+	foreach(lc, indexes)
+	{
+		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
+		Form_pg_index index = irel->rd_index;
+		List	   *exprs = RelationGetIndexExpressions(irel);
+		ListCell   *expr = list_head(exprs);
+
+		if (index->indisvalid && index->indisready && dedup_predicate_ok(irel, cfg))
+		{
+			for (int i = 0; i < index->indnkeyatts && found == NULL; i++)
+			{
+				AttrNumber	key = index->indkey.values[i];
+				bool		match;
+
+				if (key != 0)
+					match = (cfg->fp_attno != 0 && key == cfg->fp_attno);
+				else
+				{
+					match = (cfg->fp_attno == 0 && expr != NULL &&
+							 dedup_is_simhash_expr((Node *) lfirst(expr), cfg));
+					if (expr != NULL)
+						expr = lnext(exprs, expr);
+				}
+				if (match && op_in_opfamily(cfg->in_ball_op, irel->rd_opfamily[i]))
+					found = pstrdup(RelationGetRelationName(irel));
+			}
+		}
+		index_close(irel, AccessShareLock);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	return found;
+}
+
+/* Check that a type can be sorted and compared for equality. */
+static void
+dedup_check_ordering(Relation rel, AttrNumber attno, const char *key)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+	TypeCacheEntry *tc = lookup_type_cache(att->atttypid,
+										   TYPECACHE_LT_OPR | TYPECACHE_EQ_OPR);
+
+	if (!OidIsValid(tc->lt_opr) || !OidIsValid(tc->eq_opr))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("could not identify an ordering operator for type %s",
+						format_type_be(att->atttypid)),
+				 errdetail("The %s column \"%s\" must have a type with a default btree operator class.",
+						   key, NameStr(att->attname))));
+}
+
+/*
+ * Parse and validate the trigger arguments against the table; fills cfg
+ * (strings allocated in the current memory context).
+ */
+static void
+dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
+				 const char *trigname, DedupConfig *cfg)
+{
+	static const char *const keys[] = {
+		"fingerprint", "source", "method", "radius", "size", "unit",
+		"weighting", "id", "duplicate_of", "order", "action", "lock"
+	};
+#define NKEYS lengthof(keys)
+	const char *values[NKEYS] = {0};
+	ErrorContextCallback errcallback;
+	DedupErrorContext errctx;
+	char	   *nspname = get_namespace_name(ext_nsp);
+	Oid			ball_type;
+	Oid			argtypes[4];
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData buf;
+	const char *id_name;
+	const char *dup_name;
+
+	errctx.trigname = trigname;
+	errctx.relname = RelationGetRelationName(rel);
+	errcallback.callback = dedup_error_callback;
+	errcallback.arg = &errctx;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->relid = RelationGetRelid(rel);
+	cfg->ext_nsp = ext_nsp;
+
+	/* split key=value */
+	for (int i = 0; i < nargs; i++)
+	{
+		char	   *eq = strchr(args[i], '=');
+		char	   *key;
+		int			k;
+
+		if (eq == NULL || eq == args[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nddup_dedup_trigger argument \"%s\" is not of the form key=value",
+							args[i])));
+		key = pnstrdup(args[i], eq - args[i]);
+		for (k = 0; k < (int) NKEYS; k++)
+			if (pg_strcasecmp(key, keys[k]) == 0)
+				break;
+		if (k == (int) NKEYS)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown nddup_dedup_trigger argument \"%s\"", key),
+					 errhint("Valid keys are fingerprint, source, method, radius, size, unit, weighting, id, duplicate_of, order, action and lock.")));
+		if (values[k] != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nddup_dedup_trigger argument \"%s\" is given more than once",
+							keys[k])));
+		values[k] = eq + 1;
+	}
+	/* objects of the extension, by its schema */
+	cfg->simhash64_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+										  CStringGetDatum("simhash64"),
+										  ObjectIdGetDatum(ext_nsp));
+	ball_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								CStringGetDatum("hamming_ball"),
+								ObjectIdGetDatum(ext_nsp));
+	if (!OidIsValid(cfg->simhash64_type) || !OidIsValid(ball_type))
+		elog(ERROR, "types of extension nddup not found in schema \"%s\"", nspname);
+	cfg->in_ball_op = OpernameGetOprid(list_make2(makeString(nspname), makeString("<@")),
+									   cfg->simhash64_type, ball_type);
+	argtypes[0] = TEXTOID;
+	argtypes[1] = INT4OID;
+	argtypes[2] = TEXTOID;
+	argtypes[3] = TEXTOID;
+	cfg->simhash_func = LookupFuncName(list_make2(makeString(nspname), makeString("simhash")),
+									   4, argtypes, false);
+	if (!OidIsValid(cfg->in_ball_op))
+		elog(ERROR, "operator <@ of extension nddup not found in schema \"%s\"", nspname);
+
+	/* method and radius */
+	if (values[2] != NULL && pg_strcasecmp(values[2], "simhash") != 0)
+	{
+		if (pg_strcasecmp(values[2], "minhash") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("near-duplicate method \"%s\" is not supported by nddup_dedup_trigger yet",
+							values[2]),
+					 errhint("Only method=simhash is available.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown near-duplicate method \"%s\"", values[2]),
+				 errhint("Only method=simhash is available.")));
+	}
+	cfg->radius = values[3] ? dedup_int_arg("radius", values[3], 0, NDDUP_MAX_RADIUS)
+		: NDDUP_DEFAULT_RADIUS;
+
+	/* action and lock mode */
+	cfg->action = DEDUP_MARK;
+	if (values[10] != NULL)
+	{
+		if (pg_strcasecmp(values[10], "mark") == 0)
+			cfg->action = DEDUP_MARK;
+		else if (pg_strcasecmp(values[10], "skip") == 0)
+			cfg->action = DEDUP_SKIP;
+		else if (pg_strcasecmp(values[10], "error") == 0)
+			cfg->action = DEDUP_ERROR;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid action \"%s\"", values[10]),
+					 errhint("Valid actions are mark, skip and error.")));
+	}
+	cfg->lock = DEDUP_LOCK_BLOCKS;
+	if (values[11] != NULL)
+	{
+		if (pg_strcasecmp(values[11], "blocks") == 0)
+			cfg->lock = DEDUP_LOCK_BLOCKS;
+		else if (pg_strcasecmp(values[11], "table") == 0)
+			cfg->lock = DEDUP_LOCK_TABLE;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid lock mode \"%s\"", values[11]),
+					 errhint("Valid lock modes are blocks and table.")));
+	}
+
+	/* fingerprint and source columns */
+	if (values[0] == NULL && values[1] == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nddup_dedup_trigger needs a fingerprint= or a source= argument")));
+	if (values[0] != NULL)
+	{
+		Form_pg_attribute att;
+
+		cfg->fp_attno = dedup_column(rel, "fingerprint", values[0]);
+		att = TupleDescAttr(desc, cfg->fp_attno - 1);
+		if (att->atttypid != cfg->simhash64_type)
+			dedup_wrong_type(rel, cfg->fp_attno, "fingerprint", "simhash64");
+		cfg->fp_generated = (att->attgenerated == ATTRIBUTE_GENERATED_STORED);
+	}
+	if (values[1] != NULL)
+	{
+		Form_pg_attribute att;
+
+		cfg->src_attno = dedup_column(rel, "source", values[1]);
+		att = TupleDescAttr(desc, cfg->src_attno - 1);
+		if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
+			dedup_wrong_type(rel, cfg->src_attno, "source", "text or varchar");
+		if (att->attgenerated)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("source column \"%s\" cannot be a generated column",
+							values[1]),
+					 errdetail("Generated columns are computed after BEFORE triggers.")));
+		cfg->src_collation = att->attcollation;
+	}
+	else if (values[4] || values[5] || values[6])
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("size=, unit= and weighting= apply only with source=")));
+	cfg->size = values[4] ? dedup_int_arg("size", values[4], 1, NDDUP_MAX_SHINGLE_SIZE) : 2;
+	cfg->unit = pstrdup(values[5] ? values[5] : "word");
+	if (strcmp(cfg->unit, "word") != 0 && strcmp(cfg->unit, "char") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid shingle unit \"%s\"", cfg->unit),
+				 errhint("Valid units are \"word\" and \"char\".")));
+	cfg->weighting = pstrdup(values[6] ? values[6] : "tf");
+	if (strcmp(cfg->weighting, "tf") != 0 && strcmp(cfg->weighting, "set") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid simhash weighting \"%s\"", cfg->weighting),
+				 errhint("Valid weightings are \"tf\" and \"set\".")));
+	if (cfg->fp_generated)
+	{
+		Node	   *genexpr;
+
+		if (cfg->src_attno == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("fingerprint column \"%s\" is a generated column, and no source= is given",
+							values[0]),
+					 errdetail("PostgreSQL computes generated columns after BEFORE triggers, so the trigger computes the fingerprint from the source column itself."),
+					 errhint("Add source=<text column> (and size=, unit=, weighting= matching the generation expression).")));
+		genexpr = build_column_default(rel, cfg->fp_attno);
+		if (genexpr)
+			genexpr = eval_const_expressions(NULL, genexpr);
+		if (!dedup_is_simhash_expr(genexpr, cfg))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("generation expression of column \"%s\" is not simhash(%s, %d, '%s', '%s')",
+							values[0], values[1], cfg->size, cfg->unit, cfg->weighting),
+					 errdetail("The generation expression is %s.",
+							   genexpr ? deparse_expression(genexpr,
+															deparse_context_for(RelationGetRelationName(rel),
+																				RelationGetRelid(rel)),
+															false, false) : "missing"),
+					 errhint("The trigger computes the fingerprint itself: give size=, unit= and weighting= that match the generation expression.")));
+	}
+
+	/* id, duplicate_of and order columns */
+	id_name = values[7] ? values[7] : "id";
+	cfg->id_attno = dedup_column(rel, "id", id_name);
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, cfg->id_attno - 1);
+
+		cfg->id_type = att->atttypid;
+		get_typlenbyval(cfg->id_type, &cfg->id_typlen, &cfg->id_typbyval);
+	}
+	dedup_check_ordering(rel, cfg->id_attno, "id");
+	dup_name = values[8] ? values[8] : "duplicate_of";
+	if (values[8] == NULL && cfg->action != DEDUP_MARK &&
+		get_attnum(RelationGetRelid(rel), dup_name) == InvalidAttrNumber)
+		cfg->dup_attno = 0;		/* optional for skip and error */
+	else
+	{
+		Form_pg_attribute att;
+
+		if (values[8] == NULL &&
+			get_attnum(RelationGetRelid(rel), dup_name) == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of relation \"%s\" does not exist",
+							dup_name, RelationGetRelationName(rel)),
+					 errdetail("action=mark stores the original's id in a column, by default \"duplicate_of\"."),
+					 errhint("Add the column (of the id column's type), or name another one with duplicate_of=.")));
+		cfg->dup_attno = dedup_column(rel, "duplicate_of", dup_name);
+		att = TupleDescAttr(desc, cfg->dup_attno - 1);
+		if (att->atttypid != cfg->id_type)
+			dedup_wrong_type(rel, cfg->dup_attno, "duplicate_of",
+							 format_type_be(cfg->id_type));
+		if (att->attgenerated)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("duplicate_of column \"%s\" cannot be a generated column",
+							dup_name)));
+		if (cfg->dup_attno == cfg->id_attno)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the id and duplicate_of columns must differ")));
+	}
+	cfg->order_attno = cfg->id_attno;
+	if (values[9] != NULL)
+	{
+		cfg->order_attno = dedup_column(rel, "order", values[9]);
+		dedup_check_ordering(rel, cfg->order_attno, "order");
+	}
+
+	cfg->index_name = dedup_find_index(rel, cfg);
+
+	/* normalized settings, for messages and nddup_check_trigger() */
+	initStringInfo(&buf);
+	if (cfg->fp_attno)
+		appendStringInfo(&buf, "fingerprint=%s ", values[0]);
+	if (cfg->src_attno)
+		appendStringInfo(&buf, "source=%s size=%d unit=%s weighting=%s ",
+						 values[1], cfg->size, cfg->unit, cfg->weighting);
+	appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
+	if (cfg->dup_attno)
+		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
+	appendStringInfo(&buf, " order=%s action=%s lock=%s index=%s",
+					 values[9] ? values[9] : id_name,
+					 cfg->action == DEDUP_MARK ? "mark" :
+					 cfg->action == DEDUP_SKIP ? "skip" : "error",
+					 cfg->lock == DEDUP_LOCK_BLOCKS ? "blocks" : "table",
+					 cfg->index_name ? cfg->index_name : "none");
+	cfg->settings = buf.data;
+
+	error_context_stack = errcallback.previous;
+#undef NKEYS
+}
+
+/* Check the trigger's timing, level and events (protocol errors). */
+static void
+dedup_check_tgtype(int16 tgtype, const char *trigname)
+{
+	if (!TRIGGER_FOR_BEFORE(tgtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" must be fired BEFORE", trigname),
+				 errhint("Create it as BEFORE INSERT OR UPDATE OF <source> ... FOR EACH ROW.")));
+	if (!TRIGGER_FOR_ROW(tgtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" must be fired FOR EACH ROW", trigname)));
+	if (TRIGGER_FOR_DELETE(tgtype) || TRIGGER_FOR_TRUNCATE(tgtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" must be fired for INSERT or UPDATE only",
+						trigname)));
+}
+
+/* The cache entry of a trigger, with a configuration that is up to date. */
+static DedupCacheEntry *
+dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
+{
+	DedupCacheEntry *entry;
+	bool		found;
+	MemoryContext old;
+
+	if (dedup_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(DedupCacheEntry);
+		dedup_cache = hash_create("nddup trigger cache", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(dedup_invalidate, (Datum) 0);
+	}
+	entry = (DedupCacheEntry *) hash_search(dedup_cache, &trigger->tgoid,
+											HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->valid = false;
+		entry->warned = false;
+		entry->busy = 0;
+		entry->cxt = AllocSetContextCreate(CacheMemoryContext,
+										   "nddup trigger",
+										   ALLOCSET_SMALL_SIZES);
+		entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
+		entry->lock_lxid = InvalidLocalTransactionId;
+		entry->nkeys = 0;
+		memset(&entry->config, 0, sizeof(entry->config));
+	}
+	/* a call further up the stack uses the plans: keep them until it ends */
+	if (entry->valid || entry->busy > 0)
+		return entry;
+
+	if (entry->lookup_insert)
+		SPI_freeplan(entry->lookup_insert);
+	if (entry->lookup_update)
+		SPI_freeplan(entry->lookup_update);
+	if (entry->repoint)
+		SPI_freeplan(entry->repoint);
+	entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
+	MemoryContextReset(entry->cxt);
+	memset(&entry->config, 0, sizeof(entry->config));
+
+	old = MemoryContextSwitchTo(entry->cxt);
+	PG_TRY();
+	{
+		dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
+						 trigger->tgname, &entry->config);
+		fmgr_info_cxt(entry->config.simhash_func, &entry->simhash_finfo, entry->cxt);
+		entry->unit_datum = CStringGetTextDatum(entry->config.unit);
+		entry->weighting_datum = CStringGetTextDatum(entry->config.weighting);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		memset(&entry->config, 0, sizeof(entry->config));
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	entry->valid = true;
+
+	if (entry->config.index_name == NULL && !entry->warned)
+	{
+		const DedupConfig *cfg = &entry->config;
+		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													   RelationGetRelationName(rel));
+		const char *opclass = quote_qualified_identifier(get_namespace_name(ext_nsp),
+														 "simhash64_gin_ops");
+		char	   *column;
+
+		if (cfg->fp_attno)
+			column = pstrdup(quote_identifier(get_attname(cfg->relid, cfg->fp_attno, false)));
+		else
+			column = psprintf("(%s(%s, %d, '%s', '%s'))",
+							  quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash"),
+							  quote_identifier(get_attname(cfg->relid, cfg->src_attno, false)),
+							  cfg->size, cfg->unit, cfg->weighting);
+		entry->warned = true;
+		ereport(WARNING,
+				(errmsg("no index serves the near-duplicate lookup of trigger \"%s\" on table \"%s\"",
+						trigger->tgname, RelationGetRelationName(rel)),
+				 errdetail("Every row stored reads the whole table."),
+				 errhint("Create one with: CREATE INDEX ON %s USING gin (%s %s) WITH (fastupdate = off)%s%s;",
+						 table, column, opclass,
+						 cfg->dup_attno ? " WHERE " : "",
+						 cfg->dup_attno ? psprintf("%s IS NULL",
+												   quote_identifier(get_attname(cfg->relid, cfg->dup_attno, false))) : "")));
+	}
+	return entry;
+}
+
+/* Prepare one statement with a generic plan and keep it for the session. */
+static SPIPlanPtr
+dedup_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare_cursor(sql, nargs, argtypes,
+										  CURSOR_OPT_GENERIC_PLAN);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare_cursor failed for \"%s\": %s",
+			 sql, SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
+}
+
+/* The schema-qualified name of an operator, as OPERATOR(schema.name). */
+static char *
+dedup_operator_name(Oid opno)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Form_pg_operator op;
+	char	   *result;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator %u", opno);
+	op = (Form_pg_operator) GETSTRUCT(tup);
+	result = psprintf("OPERATOR(%s.%s)",
+					  quote_identifier(get_namespace_name(op->oprnamespace)),
+					  NameStr(op->oprname));
+	ReleaseSysCache(tup);
+	return result;
+}
+
+/* A column name of the trigger's table, quoted, with the alias "t.". */
+static char *
+dedup_col(const DedupConfig *cfg, AttrNumber attno)
+{
+	return psprintf("t.%s", quote_identifier(get_attname(cfg->relid, attno, false)));
+}
+
+/*
+ * Prepare the plans of an entry (inside SPI):
+ *
+ *	SELECT t.id, <fp> FROM ONLY <table> t
+ *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
+ *	   AND t.duplicate_of IS NULL [AND t.ctid OPERATOR(pg_catalog.<>) $3]
+ *	 ORDER BY t.order, t.id LIMIT 1 FOR KEY SHARE OF t
+ *
+ * with a generic plan (the center and radius are parameters, so the plan
+ * does not flip to a sequential scan at large radii), and
+ *
+ *	UPDATE ONLY <table> t SET duplicate_of = $1 WHERE t.duplicate_of = $2
+ *
+ * Every name is qualified: the caller's search_path cannot redirect them.
+ */
+static void
+dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
+{
+	const DedupConfig *cfg = &entry->config;
+	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
+	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												   RelationGetRelationName(rel));
+	char	   *fpexpr;
+	char	   *id = dedup_col(cfg, cfg->id_attno);
+	StringInfoData base;
+	StringInfoData tail;
+	char	   *sql;
+	Oid			argtypes[3];
+
+	if (cfg->fp_attno)
+		fpexpr = dedup_col(cfg, cfg->fp_attno);
+	else
+		fpexpr = psprintf("%s.simhash(%s, %d, %s, %s)", nsp,
+						  dedup_col(cfg, cfg->src_attno), cfg->size,
+						  quote_literal_cstr(cfg->unit),
+						  quote_literal_cstr(cfg->weighting));
+
+	initStringInfo(&base);
+	appendStringInfo(&base,
+					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.ball($1, $2) AND %s IS NOT NULL",
+					 id, fpexpr, table, fpexpr, nsp, nsp, id);
+	if (cfg->dup_attno)
+		appendStringInfo(&base, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
+	initStringInfo(&tail);
+	appendStringInfoString(&tail, " ORDER BY ");
+	if (cfg->order_attno != cfg->id_attno)
+		appendStringInfo(&tail, "%s, ", dedup_col(cfg, cfg->order_attno));
+	appendStringInfo(&tail, "%s LIMIT 1 FOR KEY SHARE OF t", id);
+
+	argtypes[0] = cfg->simhash64_type;
+	argtypes[1] = INT4OID;
+	argtypes[2] = TIDOID;
+	if (entry->lookup_insert == NULL)
+	{
+		sql = psprintf("%s%s", base.data, tail.data);
+		entry->lookup_insert = dedup_prepare(sql, 2, argtypes);
+	}
+	if (entry->lookup_update == NULL)
+	{
+		sql = psprintf("%s AND t.ctid OPERATOR(pg_catalog.<>) $3%s", base.data, tail.data);
+		entry->lookup_update = dedup_prepare(sql, 3, argtypes);
+	}
+	if (entry->repoint == NULL && cfg->dup_attno)
+	{
+		TypeCacheEntry *tc = lookup_type_cache(cfg->id_type, TYPECACHE_EQ_OPR);
+
+		sql = psprintf("UPDATE ONLY %s t SET %s = $1 WHERE %s %s $2",
+					   table,
+					   quote_identifier(get_attname(cfg->relid, cfg->dup_attno, false)),
+					   dedup_col(cfg, cfg->dup_attno),
+					   dedup_operator_name(tc->eq_opr));
+		argtypes[0] = cfg->id_type;
+		argtypes[1] = cfg->id_type;
+		entry->repoint = dedup_prepare(sql, 2, argtypes);
+	}
+}
+
+/*
+ * The fingerprint of a row: computed from the source column (when there is
+ * one and use_stored is false), else read from the fingerprint column.
+ * Returns false when it is NULL.
+ */
+static bool
+dedup_row_fp(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
+			 bool use_stored, uint64 *fp)
+{
+	const DedupConfig *cfg = &entry->config;
+	bool		isnull;
+	Datum		d;
+
+	if (cfg->src_attno && !(use_stored && cfg->fp_attno))
+	{
+		d = heap_getattr(tuple, cfg->src_attno, desc, &isnull);
+		if (isnull)
+			return false;
+		d = FunctionCall4Coll(&entry->simhash_finfo, cfg->src_collation, d,
+							  Int32GetDatum(cfg->size), entry->unit_datum,
+							  entry->weighting_datum);
+		*fp = DatumGetSimhash64(d);
+		return true;
+	}
+	d = heap_getattr(tuple, cfg->fp_attno, desc, &isnull);
+	if (isnull)
+		return false;
+	*fp = DatumGetSimhash64(d);
+	return true;
+}
+
+/* qsort comparator of lock keys. */
+static int
+dedup_key_cmp(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Lock key of block b of fp (radius + 1 blocks of consecutive bits, the
+ * first 64 mod (radius + 1) blocks one bit longer): the block number in the
+ * top 6 bits and the block's value below when it fits in 26 bits (radius
+ * >= 2); a hash of both otherwise.  Equal blocks give equal keys; unequal
+ * blocks rarely do, which costs only a needless wait.
+ */
+static uint32
+dedup_block_key(uint64 fp, int radius, int b)
+{
+	int			nblocks = radius + 1;
+	int			start = 0;
+	int			len;
+	uint64		value;
+
+	for (int i = 0; i < b; i++)
+		start += 64 / nblocks + (i < 64 % nblocks ? 1 : 0);
+	len = 64 / nblocks + (b < 64 % nblocks ? 1 : 0);
+	value = (len == 64) ? fp : (fp >> start) & ((UINT64CONST(1) << len) - 1);
+	if (len <= 26)
+		return ((uint32) b << 26) | (uint32) value;
+	return hash_combine(hash_combine(hash_bytes_uint32((uint32) value),
+									 hash_bytes_uint32((uint32) (value >> 32))),
+						(uint32) b);
+}
+
+/*
+ * Take the transaction-scoped advisory locks that serialize the judgement
+ * of fingerprints within the radius of each other: the table key in share
+ * mode, then every block key of every fingerprint in exclusive mode, in
+ * ascending order (so that two triggers never wait for each other in a
+ * cycle).  lock=table takes the table key in exclusive mode instead, which
+ * conflicts with everything the block mode takes; so does a transaction
+ * that has taken NDDUP_LOCK_ESCALATE block keys.
+ */
+static void
+dedup_lock(DedupCacheEntry *entry, const uint64 *fps, int nfps)
+{
+	const DedupConfig *cfg = &entry->config;
+	LOCKTAG		tag;
+	uint32		keys[2 * (NDDUP_MAX_RADIUS + 1)];
+	int			nkeys = 0;
+
+	if (entry->lock_lxid != MyProc->lxid)
+	{
+		entry->lock_lxid = MyProc->lxid;
+		entry->nkeys = 0;
+	}
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, 0, NDDUP_LOCK_TABLE);
+	if (cfg->lock == DEDUP_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE)
+	{
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		return;
+	}
+	(void) LockAcquire(&tag, ShareLock, false, false);
+
+	for (int f = 0; f < nfps; f++)
+		for (int b = 0; b <= cfg->radius; b++)
+			keys[nkeys++] = dedup_block_key(fps[f], cfg->radius, b);
+	qsort(keys, nkeys, sizeof(uint32), dedup_key_cmp);
+	for (int i = 0; i < nkeys; i++)
+	{
+		if (i > 0 && keys[i] == keys[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, keys[i], NDDUP_LOCK_BLOCK);
+		if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
+			entry->nkeys++;
+	}
+}
+
+/* Result of one lookup. */
+typedef struct DedupFound
+{
+	bool		found;
+	Datum		id;				/* in the caller's context */
+	uint64		fp;
+} DedupFound;
+
+/* Read the answer of the last lookup out of SPI. */
+static void
+dedup_read_result(const DedupConfig *cfg, DedupFound *res)
+{
+	bool		isnull;
+
+	res->found = (SPI_processed > 0);
+	if (!res->found)
+		return;
+	res->id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	res->id = SPI_datumTransfer(res->id, cfg->id_typbyval, cfg->id_typlen);
+	res->fp = DatumGetSimhash64(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 2, &isnull));
+}
+
+/*
+ * Find the earliest original within the radius of fp (excluding the row at
+ * ctid on UPDATE).  Under READ COMMITTED the statement's fresh snapshot sees
+ * every transaction that held one of our lock keys.  Under REPEATABLE READ
+ * and SERIALIZABLE the transaction snapshot may miss a near-duplicate that
+ * committed after it was taken: the lookup then runs both with the latest
+ * snapshot and with the transaction snapshot, and a different answer is a
+ * serialization failure.
+ */
+static void
+dedup_lookup(DedupCacheEntry *entry, uint64 fp, ItemPointer ctid,
+			 DedupFound *res)
+{
+	const DedupConfig *cfg = &entry->config;
+	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
+	Datum		values[3];
+	int			rc;
+
+	values[0] = Simhash64GetDatum(fp);
+	values[1] = Int32GetDatum(cfg->radius);
+	values[2] = PointerGetDatum(ctid);
+
+	if (IsolationUsesXactSnapshot())
+	{
+		DedupFound latest;
+		bool		same;
+
+		rc = SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(),
+								  InvalidSnapshot, false, true, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute_snapshot returned %s", SPI_result_code_string(rc));
+		dedup_read_result(cfg, &latest);
+		rc = SPI_execute_plan(plan, values, NULL, false, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+		dedup_read_result(cfg, res);
+		same = (latest.found == res->found);
+		if (same && res->found)
+			same = datumIsEqual(latest.id, res->id, cfg->id_typbyval, cfg->id_typlen);
+		if (!same)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent near-duplicate"),
+					 errdetail("A transaction that committed after this transaction's snapshot changed the originals within the radius of the new row."),
+					 errhint("The transaction might succeed if retried.")));
+		return;
+	}
+	rc = SPI_execute_plan(plan, values, NULL, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+	dedup_read_result(cfg, res);
+}
+
+/* Point the duplicates of a row that became a duplicate at its original. */
+static void
+dedup_repoint(DedupCacheEntry *entry, Datum new_original, Datum old_id)
+{
+	Datum		values[2];
+	int			rc;
+
+	values[0] = new_original;
+	values[1] = old_id;
+	if (IsolationUsesXactSnapshot())
+		rc = SPI_execute_snapshot(entry->repoint, values, NULL,
+								  GetLatestSnapshot(), GetTransactionSnapshot(),
+								  false, true, 0);
+	else
+		rc = SPI_execute_plan(entry->repoint, values, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+}
+
+/* Raise the error of action=error. */
+static void
+dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
+			 uint64 fp, const DedupFound *res)
+{
+	const char *idname = get_attname(cfg->relid, cfg->id_attno, false);
+	Oid			outfunc;
+	bool		varlena;
+	bool		may_see;
+
+	/* show the original's id only to users who may read it */
+	may_see = pg_class_aclcheck(cfg->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck(cfg->relid, cfg->id_attno, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	getTypeOutputInfo(cfg->id_type, &outfunc, &varlena);
+	if (may_see)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
+						RelationGetRelationName(rel)),
+				 errdetail("Key (%s)=(%s) is the original, at Hamming distance %d (radius %d).",
+						   idname, OidOutputFunctionCall(outfunc, res->id),
+						   nddup_hamming(fp, res->fp), cfg->radius),
+				 errtableconstraint(rel, trigger->tgname)));
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
+					RelationGetRelationName(rel)),
+			 errdetail("An existing original is at Hamming distance %d (radius %d).",
+					   nddup_hamming(fp, res->fp), cfg->radius),
+			 errtableconstraint(rel, trigger->tgname)));
+}
+
+/* Judge one row; returns the row to store, or NULL to skip it. */
+static HeapTuple
+dedup_judge(DedupCacheEntry *entry, TriggerData *td)
+{
+	const DedupConfig *cfg = &entry->config;
+	Relation	rel = td->tg_relation;
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		is_update = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
+	HeapTuple	newtuple = is_update ? td->tg_newtuple : td->tg_trigtuple;
+	HeapTuple	oldtuple = is_update ? td->tg_trigtuple : NULL;
+	uint64		fp = 0;
+	uint64		oldfp = 0;
+	bool		has_fp;
+	bool		has_oldfp = false;
+	bool		old_original = false;
+	bool		isnull;
+	int			ncols = 0;
+	int			cols[2];
+	Datum		vals[2];
+	bool		nulls[2];
+	uint64		lockfps[2];
+	int			nlockfps = 0;
+	DedupFound	res;
+	Oid			save_userid;
+	int			save_sec_context;
+
+	has_fp = dedup_row_fp(entry, newtuple, desc, false, &fp);
+
+	/* a plain fingerprint column next to a source is maintained by us */
+	if (cfg->fp_attno && cfg->src_attno && !cfg->fp_generated)
+	{
+		cols[ncols] = cfg->fp_attno;
+		vals[ncols] = Simhash64GetDatum(fp);
+		nulls[ncols] = !has_fp;
+		ncols++;
+	}
+
+	if (is_update)
+	{
+		has_oldfp = dedup_row_fp(entry, oldtuple, desc, true, &oldfp);
+		if (has_fp == has_oldfp && (!has_fp || fp == oldfp))
+			goto done;			/* same fingerprint: keep the judgement */
+		old_original = (cfg->dup_attno == 0);
+		if (cfg->dup_attno)
+		{
+			(void) heap_getattr(oldtuple, cfg->dup_attno, desc, &isnull);
+			old_original = isnull;
+		}
+	}
+
+	res.found = false;
+	if (has_fp)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		dedup_prepare_plans(entry, rel);
+
+		lockfps[nlockfps++] = fp;
+		/* an original that changes: its old neighbours must wait for us */
+		if (old_original && has_oldfp)
+			lockfps[nlockfps++] = oldfp;
+		dedup_lock(entry, lockfps, nlockfps);
+
+		/* the lookup sees every row, as a foreign-key check does */
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(rel->rd_rel->relowner,
+							   save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+							   SECURITY_NOFORCE_RLS);
+		dedup_lookup(entry, fp, is_update ? &oldtuple->t_self : NULL, &res);
+
+		if (res.found && cfg->action == DEDUP_MARK && old_original)
+		{
+			Datum		oldid = heap_getattr(oldtuple, cfg->id_attno, desc, &isnull);
+
+			if (!isnull)
+				dedup_repoint(entry, res.id, oldid);
+		}
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+		SPI_finish();
+	}
+
+	if (res.found && cfg->action == DEDUP_SKIP)
+		return NULL;
+	if (res.found && cfg->action == DEDUP_ERROR)
+		dedup_report(cfg, rel, td->tg_trigger, fp, &res);
+	if (cfg->dup_attno)
+	{
+		cols[ncols] = cfg->dup_attno;
+		vals[ncols] = res.found ? res.id : (Datum) 0;
+		nulls[ncols] = !res.found;
+		ncols++;
+	}
+
+done:
+	if (ncols == 0)
+		return newtuple;
+	return heap_modify_tuple_by_cols(newtuple, desc, ncols, cols, vals, nulls);
+}
+
+/*
+ * nddup_dedup_trigger(key=value, ...): BEFORE INSERT OR UPDATE row trigger
+ * that marks, skips or rejects near-duplicates of existing originals.
+ */
+Datum
+nddup_dedup_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	DedupCacheEntry *entry;
+	HeapTuple	result = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("nddup_dedup_trigger() was not called by the trigger manager")));
+	if (!TRIGGER_FIRED_BEFORE(td->tg_event))
+		dedup_check_tgtype(td->tg_trigger->tgtype, td->tg_trigger->tgname);
+	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		dedup_check_tgtype(td->tg_trigger->tgtype, td->tg_trigger->tgname);
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event) && !TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		dedup_check_tgtype(td->tg_trigger->tgtype, td->tg_trigger->tgname);
+
+	entry = dedup_get_entry(td->tg_trigger, td->tg_relation,
+							get_func_namespace(fcinfo->flinfo->fn_oid));
+	entry->busy++;
+	PG_TRY();
+	{
+		result = dedup_judge(entry, td);
+	}
+	PG_FINALLY();
+	{
+		entry->busy--;
+	}
+	PG_END_TRY();
+	return PointerGetDatum(result);
+}
+
+/*
+ * nddup_check_trigger(rel, args): validate trigger arguments against a
+ * table without storing a row; with args NULL, validate every trigger of
+ * the table that calls nddup_dedup_trigger().  Returns the trigger's name
+ * (NULL for args) and its normalized settings, one row per trigger.
+ */
+Datum
+nddup_check_trigger(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			ext_nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Relation	rel;
+	DedupConfig cfg;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		return (Datum) 0;
+	rel = table_open(PG_GETARG_OID(0), AccessShareLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+		Datum	   *elems;
+		bool	   *elnulls;
+		int			n;
+		char	  **args;
+		Datum		line[2];
+		bool		null[2] = {true, false};
+
+		if (ARR_NDIM(arr) > 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("trigger arguments must be a one-dimensional array")));
+		deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elnulls, &n);
+		args = palloc(sizeof(char *) * (n + 1));
+		for (int i = 0; i < n; i++)
+		{
+			if (elnulls[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("trigger arguments must not contain nulls")));
+			args[i] = TextDatumGetCString(elems[i]);
+		}
+		dedup_parse_args(rel, n, args, ext_nsp, NULL, &cfg);
+		line[0] = (Datum) 0;
+		line[1] = CStringGetTextDatum(cfg.settings);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);
+	}
+	else if (rel->trigdesc)
+	{
+		Oid			trigfunc = LookupFuncName(list_make2(makeString(get_namespace_name(ext_nsp)),
+														 makeString("nddup_dedup_trigger")),
+											  0, NULL, false);
+
+		for (int i = 0; i < rel->trigdesc->numtriggers; i++)
+		{
+			Trigger    *trigger = &rel->trigdesc->triggers[i];
+			Datum		line[2];
+			bool		null[2] = {false, false};
+
+			if (trigger->tgfoid != trigfunc)
+				continue;
+			dedup_check_tgtype(trigger->tgtype, trigger->tgname);
+			dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
+							 trigger->tgname, &cfg);
+			line[0] = CStringGetTextDatum(trigger->tgname);
+			line[1] = CStringGetTextDatum(cfg.settings);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);
+		}
+	}
+	table_close(rel, AccessShareLock);
+	return (Datum) 0;
+}

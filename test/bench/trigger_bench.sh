@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Cost and correctness of nddup_dedup_trigger under concurrent inserts.
+#
+# Starts a private temporary PostgreSQL instance (initdb in a temp dir, a port
+# in 24000-24999, unix socket in that dir).  For each table size N it stores N
+# documents (precomputed fingerprints: the cost of simhash() is not measured),
+# with a GIN index on the fingerprint, then inserts a stream with pgbench
+# (test/bench/trigger_insert.sql: 15 % copies of stored documents, 15 % copies
+# of a hot pool of new documents that all clients insert at the same time,
+# 70 % new documents) with 1 and 8 clients:
+#   - plain: no trigger (same table, same indexes);
+#   - trigger at each radius (lock=blocks), and lock=table at the largest.
+# Per run: per-insert latency p50/p99 (pgbench's per-transaction log) and
+# throughput; after each trigger run, test/bench/trigger_check.sql counts
+# duplicate originals, missed duplicates, bad pointers and wrong originals
+# (all must be 0).  The rows of the run are then deleted (VACUUM) so that
+# every run starts from N stored documents.  Finally a stress run: 8 clients,
+# 10,000 stored documents, a hot pool of 50, STRESS_TX inserts, checked the
+# same way.
+#
+# Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
+#            [--tx1 2000] [--tx8 4000] [--stress-tx 20000] [--no-install]
+set -euo pipefail
+
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
+
+SIZES="10000 1000000"
+RADII="3 12"
+TX1=2000
+TX8=4000
+STRESS_TX=20000
+HOT=1000
+INSTALL=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--sizes) SIZES=$2; shift ;;
+		--radii) RADII=$2; shift ;;
+		--tx1) TX1=$2; shift ;;
+		--tx8) TX8=$2; shift ;;
+		--stress-tx) STRESS_TX=$2; shift ;;
+		--no-install) INSTALL=0 ;;
+		*) echo "unknown option: $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+[ "$INSTALL" = 1 ] && build_and_install
+make_workdir
+trap stop_instance EXIT
+
+# a free port in 24000-24999
+PGPORT=
+for _ in $(seq 50); do
+	p=$((24000 + RANDOM % 1000))
+	if ! python3 -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1',$p))" 2>/dev/null; then continue; fi
+	[ -e "/tmp/.s.PGSQL.$p" ] && continue
+	PGPORT=$p
+	break
+done
+[ -n "$PGPORT" ] || { echo "no free port in 24000-24999" >&2; exit 1; }
+export PGPORT PGHOST=$WORKDIR PGDATABASE=postgres PGUSER=$PG_USER
+as_pg initdb -D "$WORKDIR/data" -U "$PG_USER" --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+cat >>"$WORKDIR/data/postgresql.conf" <<CONF
+listen_addresses = ''
+port = $PGPORT
+unix_socket_directories = '$WORKDIR'
+shared_buffers = 1GB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+autovacuum = off
+max_parallel_workers_per_gather = 0
+max_wal_size = 4GB
+CONF
+as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
+cp "$NDDUP_ROOT/test/bench/trigger_insert.sql" "$NDDUP_ROOT/test/bench/trigger_check.sql" "$WORKDIR/"
+chmod 644 "$WORKDIR"/*.sql
+
+q() { pg_sql -At -F ' ' "$@"; }
+
+echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
+echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; GIN index blocks=4, fastupdate=off"
+q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
+
+# p50 and p99 (ms) of the latencies in the pgbench logs with this prefix
+percentiles() {
+	cat "$1".* | awk '{print $3}' | sort -n | awk '
+		{ v[NR] = $1 }
+		END { if (NR == 0) { print "- -"; exit }
+			  i50 = int(NR * 0.50); if (i50 < 1) i50 = 1
+			  i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
+			  printf "%.3f %.3f\n", v[i50] / 1000, v[i99] / 1000 }'
+}
+
+# run_pgbench label clients transactions n radius hot -> sets TPS P50 P99
+run_pgbench() {
+	local label=$1 clients=$2 tx=$3 n=$4 radius=$5 hot=$6 f out
+	f=$(( radius / 2 )); [ "$f" -gt 3 ] && f=3; [ "$f" -lt 1 ] && f=1
+	rm -f "$WORKDIR"/log_"$label".*
+	out=$(cd "$WORKDIR" && as_pg pgbench -n -c "$clients" -j "$clients" -t $(( tx / clients )) \
+		--random-seed=20241122 -D n="$n" -D hot="$hot" -D f="$f" \
+		-l --log-prefix="log_$label" -f trigger_insert.sql 2>&1)
+	TPS=$(echo "$out" | awk '/^tps/ {printf "%.0f", $3}')
+	read -r P50 P99 < <(percentiles "$WORKDIR/log_$label")
+}
+
+# reset: back to n stored documents
+reset_table() {
+	q -c "DROP TRIGGER IF EXISTS dedup ON posts" -c "DELETE FROM posts WHERE id > $1" -c "VACUUM posts" >/dev/null
+}
+
+check() {
+	pg_sql -v n="$1" -v r="$2" -f "$WORKDIR/trigger_check.sql" -P footer=off | sed 's/^/    /'
+}
+
+RESULTS=()
+for N in $SIZES; do
+	echo "== $N stored documents"
+	q -c "DROP TABLE IF EXISTS posts" \
+	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, k bigint, fp simhash64, duplicate_of bigint)" \
+	  -c "INSERT INTO posts (k, fp) SELECT i, hashint8extended(i, 42)::simhash64 FROM generate_series(1, $N) i" \
+	  -c "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" \
+	  -c "VACUUM ANALYZE posts" \
+	  -c "SELECT pg_prewarm('posts'), pg_prewarm('posts_fp_idx'), pg_prewarm('posts_pkey')" >/dev/null
+	for clients in 1 8; do
+		tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
+		reset_table "$N"
+		run_pgbench "plain_${N}_$clients" "$clients" "$tx" "$N" 12 "$HOT"
+		echo "   plain            clients=$clients: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
+		RESULTS+=("| $N | $clients | none | $TPS | $P50 | $P99 |")
+		plain_tps=$TPS plain_p50=$P50 plain_p99=$P99
+		for mode in $RADII table; do
+			if [ "$mode" = table ]; then
+				[ "$clients" = 8 ] || continue
+				radius=$(echo $RADII | awk '{print $NF}'); lock=table
+			else
+				radius=$mode; lock=blocks
+			fi
+			reset_table "$N"
+			q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=$radius', 'lock=$lock')" >/dev/null
+			run_pgbench "trig_${N}_${clients}_${radius}_$lock" "$clients" "$tx" "$N" "$radius" "$HOT"
+			added50=$(awk -v a="$P50" -v b="$plain_p50" 'BEGIN {printf "%+.3f", a - b}')
+			added99=$(awk -v a="$P99" -v b="$plain_p99" 'BEGIN {printf "%+.3f", a - b}')
+			ratio=$(awk -v a="$TPS" -v b="$plain_tps" 'BEGIN {printf "%.0f %%", 100 * a / b}')
+			echo "   radius=$radius lock=$lock clients=$clients: $TPS inserts/s ($ratio of plain), p50 $P50 ms ($added50), p99 $P99 ms ($added99)"
+			RESULTS+=("| $N | $clients | radius $radius, lock=$lock | $TPS ($ratio) | $P50 ($added50) | $P99 ($added99) |")
+			check "$N" "$radius"
+		done
+	done
+	reset_table "$N"
+done
+
+N=10000
+radius=$(echo $RADII | awk '{print $NF}')
+echo "== stress: 8 clients, $STRESS_TX inserts, $N stored documents, hot pool of 50, radius $radius"
+q -c "DROP TABLE IF EXISTS posts" \
+  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, k bigint, fp simhash64, duplicate_of bigint)" \
+  -c "INSERT INTO posts (k, fp) SELECT i, hashint8extended(i, 42)::simhash64 FROM generate_series(1, $N) i" \
+  -c "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" \
+  -c "VACUUM ANALYZE posts" >/dev/null
+q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=$radius')" >/dev/null
+run_pgbench "stress" 8 "$STRESS_TX" "$N" "$radius" 50
+echo "   radius=$radius: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
+check "$N" "$radius"
+
+echo "== load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| stored | clients | trigger | inserts/s (vs plain) | p50 ms (added) | p99 ms (added) |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${RESULTS[@]}"

@@ -1,0 +1,28 @@
+-- Correctness of a run of test/bench/trigger_bench.sh (psql -v n=... -v r=...):
+-- every row with id > n was stored through the trigger.
+--   duplicate_originals: originals of the run with an older original within the radius
+--   missed_duplicates:   copies of one key (all within the radius of each other)
+--                        beyond the first that are originals
+--   bad_pointers:        duplicate_of pointing at a missing row, a duplicate (a
+--                        chain) or a row outside the radius
+--   not_earliest:        rows whose earliest original (a stored document,
+--                        older than every row of the run) is not their duplicate_of
+SET enable_seqscan = off;
+SET random_page_cost = 1.1;
+SELECT
+	(SELECT count(*) FROM posts WHERE id > :n) AS stored,
+	(SELECT count(*) FROM posts WHERE id > :n AND duplicate_of IS NOT NULL) AS marked,
+	(SELECT count(*) FROM posts a WHERE a.id > :n AND a.duplicate_of IS NULL
+		AND EXISTS (SELECT 1 FROM posts b WHERE b.fp <@ ball(a.fp, :r)
+					AND b.duplicate_of IS NULL AND b.id < a.id)) AS duplicate_originals,
+	(SELECT coalesce(sum(o - 1), 0) FROM
+		(SELECT k, count(*) FILTER (WHERE duplicate_of IS NULL) AS o FROM posts
+		 WHERE k IN (SELECT k FROM posts WHERE id > :n) GROUP BY k) g WHERE o > 1) AS missed_duplicates,
+	(SELECT count(*) FROM posts d LEFT JOIN posts o ON o.id = d.duplicate_of
+	 WHERE d.id > :n AND d.duplicate_of IS NOT NULL
+		AND (o.id IS NULL OR o.duplicate_of IS NOT NULL OR NOT within(d.fp, o.fp, :r))) AS bad_pointers,
+	(SELECT count(*) FROM
+		(SELECT d.duplicate_of, (SELECT min(b.id) FROM posts b WHERE b.fp <@ ball(d.fp, :r)
+								 AND b.id <= :n AND b.duplicate_of IS NULL) AS earliest
+		 FROM posts d WHERE d.id > :n) x
+	 WHERE earliest IS NOT NULL AND earliest IS DISTINCT FROM duplicate_of) AS not_earliest;
