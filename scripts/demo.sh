@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The nddup demo: install what is missing, build and install the extension,
 # start a private temporary PostgreSQL instance, load the sample corpus that
-# ships in data/, fingerprint it, print the near-duplicate groups it finds
-# and how long each step took, then stop the instance.
+# ships in data/, fingerprint and index it, run a radius query and a
+# nearest-n query, find all near-duplicate pairs and clusters, fill a blog
+# table through the insert-time trigger, print how long each step took, and
+# stop the instance.
 #
 #   scripts/demo.sh [radius]      (default radius 12)
 
@@ -39,36 +41,65 @@ UPDATE docs SET fp = simhash(body);
 VACUUM ANALYZE docs;
 SQL
 
-if pg_sql -tA -c "SELECT 1 FROM pg_opclass WHERE opcname = 'simhash64_gin_ops'" | grep -q 1; then
-	echo "== indexing the fingerprints (GIN, permuted blocks)"
-	step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);"
-fi
+echo "== indexing the fingerprints (GIN, permuted blocks / multi-index hashing)"
+step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);"
 
-echo "== one query: the near-duplicates of 'libblis-dev' within $RADIUS bits"
-step "query" pg_sql <<SQL
+echo "== one query: the near-duplicates of 'libblis-dev' within $RADIUS bits (through the index)"
+step "radius query" pg_sql <<SQL
 \pset footer off
+SET random_page_cost = 1.1;
 SELECT d.id, d.package, d.fp <-> q.fp AS distance, left(split_part(d.body, E'\n', 1), 60) AS summary
 FROM docs d, (SELECT fp FROM docs WHERE package = 'libblis-dev') q
 WHERE within(d.fp, q.fp, $RADIUS)
 ORDER BY distance, d.id;
 SQL
 
-echo "== near-duplicate groups (Hamming radius $RADIUS; the original is the smallest id)"
-step "find groups" pg_sql <<SQL
+echo "== the 5 nearest descriptions of 'libavahi-client3' (exact nearest-n over the index)"
+step "nearest query" pg_sql <<SQL
 \pset footer off
-CREATE TEMP TABLE pairs AS
-	SELECT a.id AS id, b.id AS original
-	FROM docs a JOIN docs b ON b.id < a.id AND within(a.fp, b.fp, $RADIUS);
-CREATE TEMP TABLE groups AS
-	SELECT p.id, min(p.original) AS original FROM pairs p GROUP BY p.id;
-SELECT count(DISTINCT original) AS groups, count(*) AS duplicates,
-	(SELECT count(*) FROM docs) AS documents FROM groups;
-SELECT o.package AS original, count(*) AS copies,
-	array_to_string((array_agg(d.package ORDER BY d.id))[1:4], ', ') AS first_copies
-FROM groups g JOIN docs o ON o.id = g.original JOIN docs d ON d.id = g.id
+SELECT n.id, d.package, n.distance
+FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE package = 'libavahi-client3'), 5) n
+JOIN docs d USING (id) ORDER BY n.distance, n.id;
+SQL
+
+echo "== all near-duplicate pairs and clusters (radius $RADIUS; the original is the smallest id)"
+step "all pairs and clusters" pg_sql <<SQL
+\pset footer off
+SELECT count(*) AS pairs FROM hamming_pairs('docs', 'id', 'fp', $RADIUS);
+CREATE TABLE clusters AS SELECT * FROM hamming_clusters('docs', 'id', 'fp', $RADIUS);
+SELECT count(*) FILTER (WHERE size > 1) AS groups, sum(size - 1) FILTER (WHERE size > 1) AS duplicates,
+	sum(size) AS documents
+FROM (SELECT cluster_id, count(*) AS size FROM clusters GROUP BY cluster_id) s;
+SELECT o.package AS original, count(*) - 1 AS copies,
+	array_to_string((array_agg(d.package ORDER BY d.id) FILTER (WHERE d.id <> o.id))[1:4], ', ') AS first_copies
+FROM clusters c JOIN docs o ON o.id = c.cluster_id JOIN docs d ON d.id = c.id
 GROUP BY o.id, o.package
+HAVING count(*) > 1
 ORDER BY copies DESC, o.id
-LIMIT 15;
+LIMIT 12;
+SQL
+
+echo "== a blog table: the trigger marks near-duplicates at insert time"
+step "blog inserts" pg_sql <<'SQL'
+\pset footer off
+CREATE TABLE posts (
+	id           bigserial PRIMARY KEY,
+	author       text NOT NULL,
+	body         text NOT NULL,
+	fp           simhash64 GENERATED ALWAYS AS (simhash(body)) STORED,
+	duplicate_of bigint
+);
+CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
+INSERT INTO posts (author, body) VALUES
+  ('ann',  'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source.'),
+  ('bob',  'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with the source.'),
+  ('carl', 'Sourdough needs a lively starter, a long cold proof in the fridge and a very hot oven with steam for the first twenty minutes of the bake.'),
+  ('dora', 'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete the rows of a target table depending on a join with the source.');
+SELECT id, author, duplicate_of, left(body, 50) AS body FROM posts ORDER BY id;
+-- the search index of the blog: originals only
+SELECT id, author FROM posts WHERE duplicate_of IS NULL ORDER BY id;
 SQL
 
 echo "== done; stopping the instance"

@@ -1,0 +1,58 @@
+-- nddup install script, part 6: batch near-duplicate detection
+-- (src/batch.c): all pairs within a Hamming radius, similarity joins,
+-- clustering and incremental cluster assignment.  See docs/batch.md.
+--
+-- The inputs are query texts run with the caller's privileges, so these
+-- functions are VOLATILE and PARALLEL UNSAFE.  Settings read at call time:
+-- nddup.progress (on: a NOTICE every 10 %) and nddup.batch_blocks (force the
+-- number of blocks of the permuted tables; 0 or unset: cost model).
+
+CREATE FUNCTION @extschema@.hamming_pairs(query text, radius integer)
+	RETURNS TABLE (id1 bigint, id2 bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_pairs_query'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pairs(text, integer)
+	IS 'all pairs of rows of a query (id, simhash64) whose fingerprints differ in at most radius bits';
+
+CREATE FUNCTION @extschema@.hamming_pairs(rel regclass, id_column name, fp_column name, radius integer)
+	RETURNS TABLE (id1 bigint, id2 bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_pairs_rel'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pairs(regclass, name, name, integer)
+	IS 'all pairs of rows of a relation whose fingerprints differ in at most radius bits';
+
+CREATE FUNCTION @extschema@.hamming_join(query_a text, query_b text, radius integer)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_join_query'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_join(text, text, integer)
+	IS 'similarity join: pairs (a, b) of rows of two queries (id, simhash64) within radius bits';
+
+CREATE FUNCTION @extschema@.hamming_clusters(query text, radius integer, singletons boolean DEFAULT true)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_clusters_query'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_clusters(text, integer, boolean)
+	IS 'connected components of the within-radius graph of a query (id, simhash64[, order key]); cluster_id is the earliest member';
+
+CREATE FUNCTION @extschema@.hamming_clusters(rel regclass, id_column name, fp_column name, radius integer,
+	order_column name DEFAULT NULL, singletons boolean DEFAULT true)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_clusters_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_clusters(regclass, name, name, integer, name, boolean)
+	IS 'connected components of the within-radius graph of a relation; cluster_id is the earliest member by order_column, else the smallest id';
+
+CREATE FUNCTION @extschema@.clusters_from_pairs(query text, singletons boolean DEFAULT true)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_clusters_from_pairs'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.clusters_from_pairs(text, boolean)
+	IS 'connected components of the graph of a query''s (id1, id2) pairs; cluster_id is the smallest id';
+
+CREATE FUNCTION @extschema@.hamming_assign(new_query text, existing_query text, radius integer)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_assign_query'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_assign(text, text, integer)
+	IS 'cluster of each new row (id, simhash64[, order key]) given existing rows (id, simhash64, cluster_id)';
