@@ -10,11 +10,16 @@
 #include "nddup.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+/* nddup.progress and nddup.batch_blocks, read by name in src/batch.c */
+static bool progress_setting = false;
+static int	batch_blocks_setting = 0;
 
 /* realloc for the core: palloc in the current context, huge sizes allowed. */
 static void *
@@ -34,11 +39,23 @@ nddup_palloc_free(void *ptr)
 		pfree(ptr);
 }
 
-/* Module load: route the core's allocations through memory contexts. */
+/*
+ * Module load: route the core's allocations through memory contexts and
+ * define the settings.
+ */
 void
 _PG_init(void)
 {
 	nddup_realloc_hook = nddup_palloc_realloc;
 	nddup_free_hook = nddup_palloc_free;
 	nddup_sketch_init();
+	DefineCustomBoolVariable("nddup.progress",
+							 "Report the progress of batch functions as NOTICEs (every 10 %).",
+							 NULL, &progress_setting, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("nddup.batch_blocks",
+							"Number of blocks of the batch permuted tables (0: chosen by the cost model).",
+							"Between the radius + 1 and 64, or 0.",
+							&batch_blocks_setting, 0, 0, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 }
