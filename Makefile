@@ -25,9 +25,9 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
 
 # Pure-C core unit tests, built outside the server with sanitizers.
 CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c src/minhash.c
-unit: $(CORE_SRCS) test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c src/nddup.h
+unit: $(CORE_SRCS) test/unit/unit_test.h test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c src/nddup.h
 	$(CC) -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-Wall -Wextra -Isrc -o test/unit/test_core test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c $(CORE_SRCS) -lm
+		-Wall -Wextra -Isrc -Itest/unit -o test/unit/test_core test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c $(CORE_SRCS) -lm
 	./test/unit/test_core
 
 .PHONY: unit

@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "nddup.h"
+#include "unit_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,28 +20,7 @@ extern int	run_minhash_tests(void);
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
 
-#define CHECK(cond, ...) \
-	do { \
-		simhash_checks++; \
-		if (!(cond)) \
-		{ \
-			simhash_failures++; \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fputc('\n', stderr); \
-		} \
-	} while (0)
-
-/* splitmix64: a deterministic stream of test hashes. */
-static uint64_t
-next_test_hash(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
+#define CHECK(cond, ...) UNIT_CHECK(simhash_checks, simhash_failures, cond, __VA_ARGS__)
 
 /* The byte-lane accumulator agrees with the plain +1/-1 definition. */
 static void
@@ -61,7 +41,7 @@ test_simhash_fast_path_matches_definition(void)
 		for (size_t i = 0; i < sizes[s]; i++)
 		{
 			/* bias a few bits so that some sums are far from zero */
-			uint64_t	h = next_test_hash(&state) | (i % 3 == 0 ? 0xf0 : 0);
+			uint64_t	h = unit_splitmix64(&state) | (i % 3 == 0 ? 0xf0 : 0);
 
 			nddup_simhash_add(&acc, h);
 			nddup_simhash_weighted_add(&wacc, h, 1.0);

@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "nddup.h"
+#include "unit_test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,28 +21,7 @@ int			run_minhash_tests(void);
 static int	mh_failures = 0;
 static int	mh_checks = 0;
 
-#define CHECK(cond, ...) \
-	do { \
-		mh_checks++; \
-		if (!(cond)) \
-		{ \
-			mh_failures++; \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fputc('\n', stderr); \
-		} \
-	} while (0)
-
-/* splitmix64: a deterministic stream of test values */
-static uint64_t
-next_value(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
+#define CHECK(cond, ...) UNIT_CHECK(mh_checks, mh_failures, cond, __VA_ARGS__)
 
 /* FNV-1a of a sketch: compact pins for known answers */
 static uint64_t
@@ -116,7 +96,7 @@ test_kperm_definition(void)
 	uint32_t	v[200];
 
 	for (int i = 0; i < 300; i++)
-		items[i] = next_value(&state);
+		items[i] = unit_splitmix64(&state);
 	nddup_minhash_kperm(items, 300, 200, 5, v);
 	for (int i = 0; i < 200; i++)
 	{
@@ -159,7 +139,7 @@ test_oph_densify(void)
 	int			empties = 0;
 
 	for (int i = 0; i < 40; i++)
-		items[i] = next_value(&state);
+		items[i] = unit_splitmix64(&state);
 	nddup_minhash_oph_bins(items, 40, 128, 3, raw);
 	for (int b = 0; b < 128; b++)
 	{
@@ -213,7 +193,7 @@ test_union(void)
 						bu[8] = {0};
 
 			for (size_t i = 0; i < na + nb; i++)
-				items[i] = next_value(&state);
+				items[i] = unit_splitmix64(&state);
 			if (method == NDDUP_MINHASH_KPERM)
 			{
 				nddup_minhash_kperm(items, na, 64, 9, a);
@@ -271,9 +251,9 @@ test_estimator(void)
 				double		est;
 
 				for (int i = 0; i < na; i++)
-					A[i] = next_value(&state);
+					A[i] = unit_splitmix64(&state);
 				for (int i = 0; i < nb; i++)
-					B[i] = i < common ? A[i] : next_value(&state);
+					B[i] = i < common ? A[i] : unit_splitmix64(&state);
 				if (method == NDDUP_MINHASH_KPERM)
 				{
 					nddup_minhash_kperm(A, (size_t) na, k, seed, a);
@@ -314,8 +294,8 @@ test_bbit(void)
 
 	for (int i = 0; i < 77; i++)
 	{
-		a[i] = (uint32_t) next_value(&state);
-		b[i] = i % 3 == 0 ? a[i] : (uint32_t) next_value(&state);
+		a[i] = (uint32_t) unit_splitmix64(&state);
+		b[i] = i % 3 == 0 ? a[i] : (uint32_t) unit_splitmix64(&state);
 	}
 	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
 	{
@@ -405,7 +385,7 @@ test_sets(void)
 					u;
 
 		for (size_t i = 0; i < n; i++)
-			x[i] = i % 4 == 3 ? x[i / 2] : (i % 5 == 0 ? next_value(&state) >> 40 : next_value(&state));
+			x[i] = i % 4 == 3 ? x[i / 2] : (i % 5 == 0 ? unit_splitmix64(&state) >> 40 : unit_splitmix64(&state));
 		memcpy(y, x, sizeof(uint64_t) * n);
 		qsort(y, n, sizeof(uint64_t), cmp_u64);
 		for (size_t i = 0; i < n; i++)
