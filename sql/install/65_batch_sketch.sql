@@ -1,0 +1,58 @@
+-- nddup install script, part 6b: batch near-duplicate detection over
+-- resemblance sketches (src/batch_sketch.c): all pairs of min-hash sketches
+-- above a resemblance threshold (LSH bands, exact by default), the
+-- similarity join of two sets, clusters, and all pairs of documents sharing
+-- at least r super-shingles.  See docs/batch-sketches.md.
+--
+-- The inputs are query texts run with the caller's privileges, so these
+-- functions are VOLATILE and PARALLEL UNSAFE.  The optional arguments may be
+-- NULL (choose), so the min-hash functions are not STRICT: a NULL query or
+-- threshold returns no rows.  The minhash_sketch type is looked up when a
+-- function runs (it is created by a later part of this script).
+
+CREATE FUNCTION @extschema@.minhash_pairs(query text, threshold float8,
+	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, integer, integer)
+	IS 'all pairs of rows of a query (id, minhash_sketch) whose estimated resemblance is at least threshold';
+
+CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_column name,
+	threshold float8, bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, integer, integer)
+	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold';
+
+CREATE FUNCTION @extschema@.minhash_join(query_a text, query_b text, threshold float8,
+	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_join_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, integer, integer)
+	IS 'similarity join: pairs (a, b) of rows of two queries (id, minhash_sketch) with estimated resemblance at least threshold';
+
+CREATE FUNCTION @extschema@.minhash_clusters(query text, threshold float8,
+	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL, singletons boolean DEFAULT true)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'minhash_clusters_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, integer, integer, boolean)
+	IS 'connected components of the resemblance >= threshold graph of a query (id, minhash_sketch[, order key]); cluster_id is the earliest member';
+
+CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,
+	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'minhash_clusters_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean)
+	IS 'connected components of the resemblance >= threshold graph of a relation; cluster_id is the earliest member by order_column, else the smallest id';
+
+CREATE FUNCTION @extschema@.super_shingle_pairs(query text, r integer DEFAULT 2)
+	RETURNS TABLE (id1 bigint, id2 bigint, matches integer)
+	AS 'MODULE_PATHNAME', 'super_shingle_pairs_query'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.super_shingle_pairs(text, integer)
+	IS 'all pairs of rows of a query (id, super-shingles bigint[]) with at least r equal super-shingles at the same positions';
