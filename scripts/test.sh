@@ -31,7 +31,7 @@ record unit $?
 
 if [ -d "$NDDUP_ROOT/test/fuzz" ] && ls "$NDDUP_ROOT"/test/fuzz/fuzz_*.c >/dev/null 2>&1; then
 	echo "== short fuzz runs"
-	bash "$NDDUP_ROOT/test/fuzz/run.sh" --seconds "${NDDUP_FUZZ_SECONDS:-20}"
+	bash "$NDDUP_ROOT/test/fuzz/run.sh" --seconds "${NDDUP_FUZZ_SECONDS:-10}"
 	record fuzz $?
 fi
 

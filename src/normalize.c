@@ -814,7 +814,7 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 {
 	NormState	st;
 	const uint8_t *p = (const uint8_t *) src;
-	const uint8_t *end = p + len;
+	const uint8_t *end = len > 0 ? p + len : p;
 
 	st.out = out;
 	st.raw = raw;
