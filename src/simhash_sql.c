@@ -208,6 +208,7 @@ simhash_tsvector(PG_FUNCTION_ARGS)
 
 		for (int j = 0; j < tf; j++)
 			nddup_simhash_add(&acc, hash);
+		CHECK_FOR_INTERRUPTS();
 	}
 	PG_RETURN_SIMHASH64(nddup_simhash_finish(&acc));
 }
