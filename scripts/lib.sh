@@ -32,11 +32,27 @@ ensure_packages() {
 	fi
 }
 
-# Build the extension and install it into PostgreSQL's directories.
+# Build the extension and install it into PostgreSQL's directories, or under
+# $NDDUP_DESTDIR when set (a private copy that instances reach through
+# Debian's extension_destdir setting, so several checkouts can be tested at
+# once without touching the system's installation).
 build_and_install() {
 	echo "== building nddup"
 	make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
-	as_root make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
+	if [ -n "${NDDUP_DESTDIR:-}" ]; then
+		mkdir -p "$NDDUP_DESTDIR"
+		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" DESTDIR="$NDDUP_DESTDIR" install >/dev/null
+		chmod -R a+rX "$NDDUP_DESTDIR"
+	else
+		as_root make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
+	fi
+}
+
+# Settings every test instance gets: extension_destdir when $NDDUP_DESTDIR is set.
+instance_settings() {
+	if [ -n "${NDDUP_DESTDIR:-}" ]; then
+		echo "extension_destdir = '$NDDUP_DESTDIR'"
+	fi
 }
 
 # The user that runs PostgreSQL: the caller, or 'postgres' when we are root.
@@ -76,6 +92,7 @@ port = $PGPORT
 unix_socket_directories = '$WORKDIR'
 shared_buffers = 256MB
 fsync = off
+$(instance_settings)
 CONF
 	as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
 	trap stop_instance EXIT

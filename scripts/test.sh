@@ -10,6 +10,8 @@ ensure_packages
 build_and_install || { echo "build failed"; exit 1; }
 make_workdir
 trap 'rm -rf "$WORKDIR"' EXIT
+instance_settings >"$WORKDIR/instance.conf"
+chmod 644 "$WORKDIR/instance.conf"
 
 passed=0
 failed=0
@@ -38,7 +40,7 @@ fi
 echo "== pg_regress"
 tests=$(cd "$NDDUP_ROOT/sql" && ls *.sql | grep -v '^nddup--' | sed 's/\.sql$//' | sort)
 as_pg "$PGXS_DIR/src/test/regress/pg_regress" \
-	--temp-instance="$WORKDIR/regress" --inputdir="$NDDUP_ROOT" \
+	--temp-instance="$WORKDIR/regress" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT" \
 	--outputdir="$WORKDIR/regress-out" --bindir="$PG_BIN" \
 	--load-extension=nddup $tests
 rc=$?
@@ -49,7 +51,7 @@ if ls "$NDDUP_ROOT"/test/isolation/specs/*.spec >/dev/null 2>&1; then
 	echo "== isolation tests"
 	specs=$(cd "$NDDUP_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | sort)
 	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
-		--temp-instance="$WORKDIR/isolation" --inputdir="$NDDUP_ROOT/test/isolation" \
+		--temp-instance="$WORKDIR/isolation" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT/test/isolation" \
 		--outputdir="$WORKDIR/isolation-out" --bindir="$PG_BIN" \
 		--load-extension=nddup $specs
 	rc=$?
@@ -62,7 +64,7 @@ if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"
 	[ "$(id -u)" = 0 ] && chown -R "$PG_USER" "$WORKDIR/tap"
 	(cd "$WORKDIR/tap" && as_pg env PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-		TESTDIR="$WORKDIR/tap" PGPORT=65432 NDDUP_ROOT="$NDDUP_ROOT" \
+		TESTDIR="$WORKDIR/tap" TEMP_CONFIG="$WORKDIR/instance.conf" PGPORT=65432 NDDUP_ROOT="$NDDUP_ROOT" \
 		prove -I "$PGXS_DIR/src/test/perl" t/*.pl)
 	record tap $?
 fi
