@@ -223,6 +223,18 @@ SELECT a, try(a) FROM (VALUES
 	('{fingerprint=fp,radius=33}'),
 	('{fingerprint=fp,radius=twelve}'),
 	('{fingerprint=fp,method=minhash}'),
+	('{source=body,method=minhash}'),
+	('{source=body,method=minhash,radius=3}'),
+	('{source=body,method=minhash,weighting=tf}'),
+	('{source=body,method=minhash,threshold=0}'),
+	('{source=body,method=minhash,threshold=1.5}'),
+	('{source=body,method=minhash,threshold=high}'),
+	('{source=body,method=minhash,threshold=NaN}'),
+	('{source=body,method=minhash,k=0}'),
+	('{source=body,method=minhash,k=1025}'),
+	('{source=body,method=minhash,k=64,size=2,unit=char,threshold=0.7}'),
+	('{fingerprint=fp,threshold=0.5}'),
+	('{source=body,k=64}'),
 	('{fingerprint=fp,method=jaccard}'),
 	('{fingerprint=fp,method=simhash}'),
 	('{fingerprint=fp,action=delete}'),
@@ -253,7 +265,7 @@ INSERT INTO bad (id, body) VALUES (1, 'x');
 \echo :LAST_ERROR_SQLSTATE
 DROP TRIGGER bad ON bad;
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW
-	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'method=minhash');
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=minhash', 'radius=3');
 INSERT INTO bad (id, body) VALUES (1, 'x');
 \echo :LAST_ERROR_SQLSTATE
 DROP TRIGGER bad ON bad;

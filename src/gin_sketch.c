@@ -741,11 +741,12 @@ s_curve_area(double lo, double hi, int b, int r, int bits, bool complement)
 
 /*
  * Smallest number of equal positions (of k) whose estimate reaches t: the
- * estimator of docs/sketches.md, chance-corrected for b < 32.  Used only to
- * choose the index geometry; scans ask the operator itself.
+ * estimator of docs/sketches.md, chance-corrected for b < 32, computed as
+ * the operators compute it.  Chooses the index geometry and the duplicate
+ * trigger's lock bands; scans ask the operator itself.
  */
-static int
-design_min_equal(double t, int k, int bits)
+int
+nddup_minhash_min_equal(double t, int k, int bits)
 {
 	for (int e = 0; e <= k; e++)
 	{
@@ -794,7 +795,7 @@ derive_geometry(double t, int k, int bits, int *bands, int *rows)
 			return;
 		}
 
-	bmin = k - design_min_equal(t, k, bits) + 1;
+	bmin = k - nddup_minhash_min_equal(t, k, bits) + 1;
 	for (int b = bmin; b <= k; b++)
 		for (int r = k / b; r >= 1; r--)
 		{
@@ -1110,7 +1111,7 @@ minhash_lsh_geometry(PG_FUNCTION_ARGS)
 	derive_geometry(t, k, bits, &b, &r);
 	values[0] = Int32GetDatum(b);
 	values[1] = Int32GetDatum(r);
-	values[2] = Int32GetDatum(design_min_equal(t, k, bits));
+	values[2] = Int32GetDatum(nddup_minhash_min_equal(t, k, bits));
 	values[3] = Float8GetDatum(s_curve_area(0, t, b, r, bits, false));
 	values[4] = Float8GetDatum(s_curve_area(t, 1, b, r, bits, true));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));

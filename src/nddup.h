@@ -235,8 +235,21 @@ extern void nddup_bottom_s_compare(const uint64_t *a, size_t na,
 extern bool nddup_sorted_contains(const uint64_t *items, size_t n, uint64_t x);
 
 #ifdef PG_VERSION_NUM
+/* Default of nddup.similarity_threshold and of the trigger's threshold=. */
+#define NDDUP_DEFAULT_SIMILARITY_THRESHOLD	0.5
+
 /* GUC nddup.similarity_threshold (src/sketch_sql.c); call from _PG_init */
 extern void nddup_sketch_init(void);
+
+/* A minhash_sketch datum's k values, unpacked (palloc'd), and its shape. */
+extern uint32 *nddup_minhash_datum_values(Datum sketch, int *k, int *bits,
+										  bool *empty_doc);
+
+/* Resemblance estimate of two minhash_sketch datums (22023 if incompatible). */
+extern double nddup_minhash_datum_resemblance(Datum a, Datum b);
+
+/* Fewest equal positions of k whose estimate reaches t (src/gin_sketch.c). */
+extern int	nddup_minhash_min_equal(double t, int k, int bits);
 #endif
 
 /* ---------------- end of sketches ---------------- */

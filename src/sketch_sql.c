@@ -37,7 +37,7 @@
  * ----------------------------------------------------------------
  */
 
-static double similarity_threshold = 0.5;
+static double similarity_threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 static bool sketch_guc_defined = false;
 
 /*
@@ -56,7 +56,7 @@ nddup_sketch_init(void)
 							 "Resemblance at or above which the % operator is true.",
 							 "Applies to shingleset and minhash values.",
 							 &similarity_threshold,
-							 0.5, 0.0, 1.0,
+							 NDDUP_DEFAULT_SIMILARITY_THRESHOLD, 0.0, 1.0,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 }
@@ -983,6 +983,36 @@ minhash_resemblance(const MinhashSketch *a, const MinhashSketch *b)
 	p = (double) nddup_bbit_equal_count(a->data, b->data, a->k, a->bits) / a->k;
 	p = (p - ldexp(1.0, -a->bits)) / (1.0 - ldexp(1.0, -a->bits));
 	return p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
+}
+
+/* The resemblance estimate of two minhash_sketch datums (for other files). */
+double
+nddup_minhash_datum_resemblance(Datum a, Datum b)
+{
+	return minhash_resemblance((MinhashSketch *) PG_DETOAST_DATUM(a),
+							   (MinhashSketch *) PG_DETOAST_DATUM(b));
+}
+
+/*
+ * The k values of a minhash_sketch datum, unpacked into a palloc'd array
+ * (b-bit values in their low bits), with k, the bit width and whether the
+ * document had no shingles.
+ */
+uint32 *
+nddup_minhash_datum_values(Datum sketch, int *k, int *bits, bool *empty_doc)
+{
+	MinhashSketch *m = (MinhashSketch *) PG_DETOAST_DATUM(sketch);
+	uint32	   *values = palloc(sizeof(uint32) * m->k);
+
+	if (m->bits == 32)
+		memcpy(values, MINHASH_VALUES(m), sizeof(uint32) * m->k);
+	else
+		for (int i = 0; i < m->k; i++)
+			values[i] = nddup_bbit_get(m->data, i, m->bits);
+	*k = m->k;
+	*bits = m->bits;
+	*empty_doc = (m->flags & MINHASH_EMPTY_DOC) != 0;
+	return values;
 }
 
 /* jaccard(a minhash, b minhash): the resemblance estimate */

@@ -7,15 +7,25 @@
  * The trigger judges each row when it is stored (Lee, Lee and Kim's blog
  * framework): the row is compared with the existing originals (rows whose
  * duplicate_of column is NULL); the earliest original within the Hamming
- * radius, by the order column, becomes the row's original.  Depending on the
- * action the row is stored and marked, silently dropped, or rejected.
+ * radius (method=simhash) or at or above the resemblance threshold
+ * (method=minhash), by the order column, becomes the row's original.
+ * Depending on the action the row is stored and marked, silently dropped, or
+ * rejected.
  *
  * Concurrency: before the lookup the trigger takes transaction-scoped
- * advisory locks on the pigeonhole blocks of the fingerprint.  The 64 bits
- * are cut into radius + 1 blocks; two fingerprints within the radius agree
- * on at least one whole block, so two transactions storing near-duplicates
- * always share a lock key and run one after the other.  The lookup then uses
- * a snapshot taken after the locks are held.  See docs/trigger.md.
+ * advisory locks on pigeonhole keys of the row's signature, chosen so that
+ * any two near-duplicates share a key:
+ *
+ * - simhash: the 64 bits are cut into radius + 1 blocks; two fingerprints
+ *	 within the radius agree on at least one whole block;
+ * - minhash: with E the fewest equal positions (of k) whose estimate reaches
+ *	 the threshold, the sketch is cut into k - E + 1 bands; two sketches with
+ *	 at least E equal positions differ in at most k - E, so at least one band
+ *	 is equal in both (the pigeonhole argument of minhash_lsh_ops).
+ *
+ * So two transactions storing near-duplicates always share a lock key and
+ * run one after the other.  The lookup then uses a snapshot taken after the
+ * locks are held.  See docs/trigger.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -80,6 +90,16 @@ PG_FUNCTION_INFO_V1(nddup_check_trigger);
 
 #define NDDUP_MAX_RADIUS		32
 #define NDDUP_DEFAULT_RADIUS	12
+#define NDDUP_DEFAULT_MINHASH_K	128
+
+/* Lock key of the sketches of documents without shingles (method=minhash). */
+#define NDDUP_EMPTY_SKETCH_KEY	0x454D5054	/* "EMPT" */
+
+typedef enum DedupMethod
+{
+	DEDUP_SIMHASH,				/* simhash64 within a Hamming radius */
+	DEDUP_MINHASH				/* minhash_sketch estimate >= a threshold */
+} DedupMethod;
 
 typedef enum DedupAction
 {
@@ -98,7 +118,8 @@ typedef enum DedupLockMode
 typedef struct DedupConfig
 {
 	Oid			relid;
-	AttrNumber	fp_attno;		/* fingerprint column, or 0 */
+	DedupMethod method;
+	AttrNumber	fp_attno;		/* fingerprint (or sketch) column, or 0 */
 	bool		fp_generated;	/* it is a STORED generated column */
 	AttrNumber	src_attno;		/* source text column, or 0 */
 	Oid			src_collation;
@@ -108,17 +129,21 @@ typedef struct DedupConfig
 	bool		id_typbyval;
 	AttrNumber	dup_attno;		/* duplicate_of column, or 0 */
 	AttrNumber	order_attno;	/* order column (defaults to id) */
-	int32		size;			/* simhash parameters (source only) */
+	int32		size;			/* signature parameters (source only) */
 	char	   *unit;
-	char	   *weighting;
-	int32		radius;
+	char	   *weighting;		/* simhash */
+	int32		k;				/* minhash */
+	int32		radius;			/* simhash */
+	double		threshold;		/* minhash */
 	DedupAction action;
 	DedupLockMode lock;
 	/* objects of the extension */
 	Oid			ext_nsp;
-	Oid			simhash64_type;
-	Oid			in_ball_op;		/* <@ (simhash64, hamming_ball) */
-	Oid			simhash_func;	/* simhash(text, int, text, text) */
+	Oid			sig_type;		/* simhash64 or minhash_sketch */
+	Oid			lookup_op;		/* <@ (simhash64, hamming_ball) or
+								 * <@ (minhash_sketch, minhash_query) */
+	Oid			source_func;	/* simhash(text, int, text, text) or
+								 * minhash(text, int, text, int, int, text) */
 	char	   *index_name;		/* an index serving the lookup, or NULL */
 	char	   *settings;		/* normalized arguments, for messages */
 } DedupConfig;
@@ -132,9 +157,10 @@ typedef struct DedupCacheEntry
 	int			busy;			/* calls in progress (recursion) */
 	MemoryContext cxt;			/* holds config's strings */
 	DedupConfig config;
-	FmgrInfo	simhash_finfo;
+	FmgrInfo	source_finfo;	/* computes the signature of a source */
 	Datum		unit_datum;
 	Datum		weighting_datum;
+	Datum		oph_datum;
 	SPIPlanPtr	lookup_insert;	/* the lookup */
 	SPIPlanPtr	lookup_update;	/* the lookup, excluding one ctid */
 	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
@@ -234,36 +260,77 @@ dedup_int_arg(const char *key, const char *value, int32 min, int32 max)
 	return (int32) v;
 }
 
-/* Is expr the call simhash(source, size, unit, weighting) of the config? */
+/* Is node a non-null constant integer equal to value? */
 static bool
-dedup_is_simhash_expr(Node *expr, const DedupConfig *cfg)
+dedup_const_int(Node *node, int32 value)
+{
+	Const	   *c = (Const *) node;
+
+	return IsA(c, Const) && !c->constisnull && DatumGetInt32(c->constvalue) == value;
+}
+
+/* Is node a non-null constant text equal to value? */
+static bool
+dedup_const_text(Node *node, const char *value)
+{
+	Const	   *c = (Const *) node;
+
+	return IsA(c, Const) && !c->constisnull &&
+		strcmp(TextDatumGetCString(c->constvalue), value) == 0;
+}
+
+/*
+ * Is expr the call that computes the config's signature from the source:
+ * simhash(source, size, unit, weighting), or minhash(source, k, 'oph', 0,
+ * size, unit)?
+ */
+static bool
+dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 {
 	FuncExpr   *func;
 	Node	   *arg;
-	Const	   *c;
+	List	   *args;
 
 	if (expr == NULL || !IsA(expr, FuncExpr))
 		return false;
 	func = (FuncExpr *) expr;
-	if (func->funcid != cfg->simhash_func || list_length(func->args) != 4)
+	args = func->args;
+	if (func->funcid != cfg->source_func ||
+		list_length(args) != (cfg->method == DEDUP_SIMHASH ? 4 : 6))
 		return false;
-	arg = linitial(func->args);
+	arg = linitial(args);
 	while (IsA(arg, RelabelType))
 		arg = (Node *) ((RelabelType *) arg)->arg;
 	if (!IsA(arg, Var) || ((Var *) arg)->varattno != cfg->src_attno)
 		return false;
-	c = (Const *) lsecond(func->args);
-	if (!IsA(c, Const) || c->constisnull || DatumGetInt32(c->constvalue) != cfg->size)
-		return false;
-	c = (Const *) lthird(func->args);
-	if (!IsA(c, Const) || c->constisnull ||
-		strcmp(TextDatumGetCString(c->constvalue), cfg->unit) != 0)
-		return false;
-	c = (Const *) lfourth(func->args);
-	if (!IsA(c, Const) || c->constisnull ||
-		strcmp(TextDatumGetCString(c->constvalue), cfg->weighting) != 0)
-		return false;
-	return true;
+	if (cfg->method == DEDUP_SIMHASH)
+		return dedup_const_int(lsecond(args), cfg->size) &&
+			dedup_const_text(lthird(args), cfg->unit) &&
+			dedup_const_text(lfourth(args), cfg->weighting);
+	return dedup_const_int(lsecond(args), cfg->k) &&
+		dedup_const_text(lthird(args), "oph") &&
+		dedup_const_int(lfourth(args), 0) &&
+		dedup_const_int(list_nth(args, 4), cfg->size) &&
+		dedup_const_text(list_nth(args, 5), cfg->unit);
+}
+
+/*
+ * The SQL call that computes the config's signature from a column, with the
+ * function name schema-qualified (for SQL we run) or not (for messages).
+ */
+static char *
+dedup_source_call(const DedupConfig *cfg, const char *column, bool qualified)
+{
+	const char *fname = cfg->method == DEDUP_SIMHASH ? "simhash" : "minhash";
+
+	if (qualified)
+		fname = quote_qualified_identifier(get_namespace_name(cfg->ext_nsp), fname);
+	if (cfg->method == DEDUP_SIMHASH)
+		return psprintf("%s(%s, %d, %s, %s)", fname, column, cfg->size,
+						quote_literal_cstr(cfg->unit),
+						quote_literal_cstr(cfg->weighting));
+	return psprintf("%s(%s, %d, 'oph', 0, %d, %s)", fname, column, cfg->k,
+					cfg->size, quote_literal_cstr(cfg->unit));
 }
 
 /* Is the partial-index predicate absent, or exactly "duplicate_of IS NULL"? */
@@ -286,9 +353,10 @@ dedup_predicate_ok(Relation irel, const DedupConfig *cfg)
 }
 
 /*
- * Find an index that serves "fp <@ ball": a valid index whose column is the
- * fingerprint column (or the simhash expression) in an operator family that
- * contains <@.  Returns its name, or NULL.
+ * Find an index that serves the lookup ("fp <@ ball", "sketch <@
+ * similar_to"): a valid index whose column is the fingerprint column (or the
+ * source expression) in an operator family that contains that <@.  Returns
+ * its name, or NULL.
  */
 static char *
 dedup_find_index(Relation rel, const DedupConfig *cfg)
@@ -316,11 +384,11 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 				else
 				{
 					match = (cfg->fp_attno == 0 && expr != NULL &&
-							 dedup_is_simhash_expr((Node *) lfirst(expr), cfg));
+							 dedup_is_source_expr((Node *) lfirst(expr), cfg));
 					if (expr != NULL)
 						expr = lnext(exprs, expr);
 				}
-				if (match && op_in_opfamily(cfg->in_ball_op, irel->rd_opfamily[i]))
+				if (match && op_in_opfamily(cfg->lookup_op, irel->rd_opfamily[i]))
 					found = pstrdup(RelationGetRelationName(irel));
 			}
 		}
@@ -359,15 +427,16 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 {
 	static const char *const keys[] = {
 		"fingerprint", "source", "method", "radius", "size", "unit",
-		"weighting", "id", "duplicate_of", "order", "action", "lock"
+		"weighting", "id", "duplicate_of", "order", "action", "lock",
+		"threshold", "k"
 	};
 #define NKEYS lengthof(keys)
 	const char *values[NKEYS] = {0};
 	ErrorContextCallback errcallback;
 	DedupErrorContext errctx;
 	char	   *nspname = get_namespace_name(ext_nsp);
-	Oid			ball_type;
-	Oid			argtypes[4];
+	Oid			query_type;
+	Oid			argtypes[6];
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData buf;
 	const char *id_name;
@@ -404,7 +473,7 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"", key),
-					 errhint("Valid keys are fingerprint, source, method, radius, size, unit, weighting, id, duplicate_of, order, action and lock.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, action and lock.")));
 		if (values[k] != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -412,42 +481,87 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 							keys[k])));
 		values[k] = eq + 1;
 	}
-	/* objects of the extension, by its schema */
-	cfg->simhash64_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-										  CStringGetDatum("simhash64"),
-										  ObjectIdGetDatum(ext_nsp));
-	ball_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								CStringGetDatum("hamming_ball"),
-								ObjectIdGetDatum(ext_nsp));
-	if (!OidIsValid(cfg->simhash64_type) || !OidIsValid(ball_type))
+	/* method, and its objects in the extension's schema */
+	cfg->method = DEDUP_SIMHASH;
+	if (values[2] != NULL)
+	{
+		if (pg_strcasecmp(values[2], "simhash") == 0)
+			cfg->method = DEDUP_SIMHASH;
+		else if (pg_strcasecmp(values[2], "minhash") == 0)
+			cfg->method = DEDUP_MINHASH;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown near-duplicate method \"%s\"", values[2]),
+					 errhint("Valid methods are simhash and minhash.")));
+	}
+	cfg->sig_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+									CStringGetDatum(cfg->method == DEDUP_SIMHASH ?
+													"simhash64" : "minhash_sketch"),
+									ObjectIdGetDatum(ext_nsp));
+	query_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								 CStringGetDatum(cfg->method == DEDUP_SIMHASH ?
+												 "hamming_ball" : "minhash_query"),
+								 ObjectIdGetDatum(ext_nsp));
+	if (!OidIsValid(cfg->sig_type) || !OidIsValid(query_type))
 		elog(ERROR, "types of extension nddup not found in schema \"%s\"", nspname);
-	cfg->in_ball_op = OpernameGetOprid(list_make2(makeString(nspname), makeString("<@")),
-									   cfg->simhash64_type, ball_type);
+	cfg->lookup_op = OpernameGetOprid(list_make2(makeString(nspname), makeString("<@")),
+									  cfg->sig_type, query_type);
+	if (!OidIsValid(cfg->lookup_op))
+		elog(ERROR, "operator <@ of extension nddup not found in schema \"%s\"", nspname);
 	argtypes[0] = TEXTOID;
 	argtypes[1] = INT4OID;
 	argtypes[2] = TEXTOID;
-	argtypes[3] = TEXTOID;
-	cfg->simhash_func = LookupFuncName(list_make2(makeString(nspname), makeString("simhash")),
-									   4, argtypes, false);
-	if (!OidIsValid(cfg->in_ball_op))
-		elog(ERROR, "operator <@ of extension nddup not found in schema \"%s\"", nspname);
-
-	/* method and radius */
-	if (values[2] != NULL && pg_strcasecmp(values[2], "simhash") != 0)
+	if (cfg->method == DEDUP_SIMHASH)
 	{
-		if (pg_strcasecmp(values[2], "minhash") == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("near-duplicate method \"%s\" is not supported by nddup_dedup_trigger yet",
-							values[2]),
-					 errhint("Only method=simhash is available.")));
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown near-duplicate method \"%s\"", values[2]),
-				 errhint("Only method=simhash is available.")));
+		argtypes[3] = TEXTOID;
+		cfg->source_func = LookupFuncName(list_make2(makeString(nspname), makeString("simhash")),
+										  4, argtypes, false);
 	}
-	cfg->radius = values[3] ? dedup_int_arg("radius", values[3], 0, NDDUP_MAX_RADIUS)
-		: NDDUP_DEFAULT_RADIUS;
+	else
+	{
+		argtypes[3] = INT4OID;
+		argtypes[4] = INT4OID;
+		argtypes[5] = TEXTOID;
+		cfg->source_func = LookupFuncName(list_make2(makeString(nspname), makeString("minhash")),
+										  6, argtypes, false);
+	}
+
+	/* the method's parameter: radius (simhash) or threshold (minhash) */
+	if (cfg->method == DEDUP_SIMHASH)
+	{
+		if (values[12] != NULL || values[13] != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s= applies only to method=minhash",
+							values[12] != NULL ? "threshold" : "k"),
+					 errhint("method=simhash takes radius=.")));
+		cfg->radius = values[3] ? dedup_int_arg("radius", values[3], 0, NDDUP_MAX_RADIUS)
+			: NDDUP_DEFAULT_RADIUS;
+	}
+	else
+	{
+		if (values[3] != NULL || values[6] != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s= applies only to method=simhash",
+							values[3] != NULL ? "radius" : "weighting"),
+					 errhint("method=minhash takes threshold=.")));
+		cfg->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
+		if (values[12] != NULL)
+		{
+			char	   *end;
+
+			errno = 0;
+			cfg->threshold = strtod(values[12], &end);
+			if (*values[12] == '\0' || *end != '\0' || errno != 0 ||
+				!(cfg->threshold > 0.0 && cfg->threshold <= 1.0))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("threshold \"%s\" is out of range", values[12]),
+						 errhint("The threshold must be a number greater than 0 and at most 1.")));
+		}
+	}
 
 	/* action and lock mode */
 	cfg->action = DEDUP_MARK;
@@ -490,8 +604,9 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 
 		cfg->fp_attno = dedup_column(rel, "fingerprint", values[0]);
 		att = TupleDescAttr(desc, cfg->fp_attno - 1);
-		if (att->atttypid != cfg->simhash64_type)
-			dedup_wrong_type(rel, cfg->fp_attno, "fingerprint", "simhash64");
+		if (att->atttypid != cfg->sig_type)
+			dedup_wrong_type(rel, cfg->fp_attno, "fingerprint",
+							 cfg->method == DEDUP_SIMHASH ? "simhash64" : "minhash_sketch");
 		cfg->fp_generated = (att->attgenerated == ATTRIBUTE_GENERATED_STORED);
 	}
 	if (values[1] != NULL)
@@ -510,11 +625,14 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 					 errdetail("Generated columns are computed after BEFORE triggers.")));
 		cfg->src_collation = att->attcollation;
 	}
-	else if (values[4] || values[5] || values[6])
+	else if (values[4] || values[5] || values[6] || values[13])
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("size=, unit= and weighting= apply only with source=")));
-	cfg->size = values[4] ? dedup_int_arg("size", values[4], 1, NDDUP_MAX_SHINGLE_SIZE) : 2;
+				 errmsg("size=, unit=, weighting= and k= apply only with source=")));
+	cfg->size = values[4] ? dedup_int_arg("size", values[4], 1, NDDUP_MAX_SHINGLE_SIZE)
+		: (cfg->method == DEDUP_SIMHASH ? 2 : 3);
+	cfg->k = values[13] ? dedup_int_arg("k", values[13], 1, NDDUP_MINHASH_MAX_K)
+		: NDDUP_DEFAULT_MINHASH_K;
 	cfg->unit = pstrdup(values[5] ? values[5] : "word");
 	if (strcmp(cfg->unit, "word") != 0 && strcmp(cfg->unit, "char") != 0)
 		ereport(ERROR,
@@ -537,21 +655,21 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 					 errmsg("fingerprint column \"%s\" is a generated column, and no source= is given",
 							values[0]),
 					 errdetail("PostgreSQL computes generated columns after BEFORE triggers, so the trigger computes the fingerprint from the source column itself."),
-					 errhint("Add source=<text column> (and size=, unit=, weighting= matching the generation expression).")));
+					 errhint("Add source=<text column> (and size=, unit=, weighting= or k= matching the generation expression).")));
 		genexpr = build_column_default(rel, cfg->fp_attno);
 		if (genexpr)
 			genexpr = eval_const_expressions(NULL, genexpr);
-		if (!dedup_is_simhash_expr(genexpr, cfg))
+		if (!dedup_is_source_expr(genexpr, cfg))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("generation expression of column \"%s\" is not simhash(%s, %d, '%s', '%s')",
-							values[0], values[1], cfg->size, cfg->unit, cfg->weighting),
+					 errmsg("generation expression of column \"%s\" is not %s",
+							values[0], dedup_source_call(cfg, values[1], false)),
 					 errdetail("The generation expression is %s.",
 							   genexpr ? deparse_expression(genexpr,
 															deparse_context_for(RelationGetRelationName(rel),
 																				RelationGetRelid(rel)),
 															false, false) : "missing"),
-					 errhint("The trigger computes the fingerprint itself: give size=, unit= and weighting= that match the generation expression.")));
+					 errhint("The trigger computes the fingerprint itself: give size=, unit= and weighting= (or k=) that match the generation expression.")));
 	}
 
 	/* id, duplicate_of and order columns */
@@ -608,10 +726,16 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	initStringInfo(&buf);
 	if (cfg->fp_attno)
 		appendStringInfo(&buf, "fingerprint=%s ", values[0]);
-	if (cfg->src_attno)
+	if (cfg->src_attno && cfg->method == DEDUP_SIMHASH)
 		appendStringInfo(&buf, "source=%s size=%d unit=%s weighting=%s ",
 						 values[1], cfg->size, cfg->unit, cfg->weighting);
-	appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
+	else if (cfg->src_attno)
+		appendStringInfo(&buf, "source=%s size=%d unit=%s k=%d ",
+						 values[1], cfg->size, cfg->unit, cfg->k);
+	if (cfg->method == DEDUP_SIMHASH)
+		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
+	else
+		appendStringInfo(&buf, "method=minhash threshold=%g id=%s", cfg->threshold, id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
 	appendStringInfo(&buf, " order=%s action=%s lock=%s index=%s",
@@ -698,9 +822,10 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 	{
 		dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
 						 trigger->tgname, &entry->config);
-		fmgr_info_cxt(entry->config.simhash_func, &entry->simhash_finfo, entry->cxt);
+		fmgr_info_cxt(entry->config.source_func, &entry->source_finfo, entry->cxt);
 		entry->unit_datum = CStringGetTextDatum(entry->config.unit);
 		entry->weighting_datum = CStringGetTextDatum(entry->config.weighting);
+		entry->oph_datum = CStringGetTextDatum("oph");
 	}
 	PG_CATCH();
 	{
@@ -717,17 +842,20 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		const DedupConfig *cfg = &entry->config;
 		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													   RelationGetRelationName(rel));
-		const char *opclass = quote_qualified_identifier(get_namespace_name(ext_nsp),
-														 "simhash64_gin_ops");
+		const char *opclass = cfg->method == DEDUP_SIMHASH ?
+			quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash64_gin_ops") :
+			psprintf("%s (threshold = %g)",
+					 quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
+					 cfg->threshold);
 		char	   *column;
 
 		if (cfg->fp_attno)
 			column = pstrdup(quote_identifier(get_attname(cfg->relid, cfg->fp_attno, false)));
 		else
-			column = psprintf("(%s(%s, %d, '%s', '%s'))",
-							  quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash"),
-							  quote_identifier(get_attname(cfg->relid, cfg->src_attno, false)),
-							  cfg->size, cfg->unit, cfg->weighting);
+			column = psprintf("(%s)",
+							  dedup_source_call(cfg,
+												quote_identifier(get_attname(cfg->relid, cfg->src_attno, false)),
+												true));
 		entry->warned = true;
 		ereport(WARNING,
 				(errmsg("no index serves the near-duplicate lookup of trigger \"%s\" on table \"%s\"",
@@ -787,6 +915,7 @@ dedup_col(const DedupConfig *cfg, AttrNumber attno)
  *
  *	SELECT t.id, <fp> FROM ONLY <table> t
  *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
+ *	   (method=minhash: ext.similar_to($1, $2), $2 the threshold)
  *	   AND t.duplicate_of IS NULL [AND t.ctid OPERATOR(pg_catalog.<>) $3]
  *	 ORDER BY t.order, t.id LIMIT 1 FOR KEY SHARE OF t
  *
@@ -814,15 +943,13 @@ dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	if (cfg->fp_attno)
 		fpexpr = dedup_col(cfg, cfg->fp_attno);
 	else
-		fpexpr = psprintf("%s.simhash(%s, %d, %s, %s)", nsp,
-						  dedup_col(cfg, cfg->src_attno), cfg->size,
-						  quote_literal_cstr(cfg->unit),
-						  quote_literal_cstr(cfg->weighting));
+		fpexpr = dedup_source_call(cfg, dedup_col(cfg, cfg->src_attno), true);
 
 	initStringInfo(&base);
 	appendStringInfo(&base,
-					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.ball($1, $2) AND %s IS NOT NULL",
-					 id, fpexpr, table, fpexpr, nsp, nsp, id);
+					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
+					 id, fpexpr, table, fpexpr, nsp, nsp,
+					 cfg->method == DEDUP_SIMHASH ? "ball" : "similar_to", id);
 	if (cfg->dup_attno)
 		appendStringInfo(&base, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
 	initStringInfo(&tail);
@@ -831,8 +958,8 @@ dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 		appendStringInfo(&tail, "%s, ", dedup_col(cfg, cfg->order_attno));
 	appendStringInfo(&tail, "%s LIMIT 1 FOR KEY SHARE OF t", id);
 
-	argtypes[0] = cfg->simhash64_type;
-	argtypes[1] = INT4OID;
+	argtypes[0] = cfg->sig_type;
+	argtypes[1] = cfg->method == DEDUP_SIMHASH ? INT4OID : FLOAT8OID;
 	argtypes[2] = TIDOID;
 	if (entry->lookup_insert == NULL)
 	{
@@ -860,13 +987,13 @@ dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 }
 
 /*
- * The fingerprint of a row: computed from the source column (when there is
- * one and use_stored is false), else read from the fingerprint column.
- * Returns false when it is NULL.
+ * The signature (simhash64 fingerprint or minhash_sketch) of a row: computed
+ * from the source column (when there is one and use_stored is false), else
+ * read from the fingerprint column.  Returns false when it is NULL.
  */
 static bool
-dedup_row_fp(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
-			 bool use_stored, uint64 *fp)
+dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
+			  bool use_stored, Datum *sig)
 {
 	const DedupConfig *cfg = &entry->config;
 	bool		isnull;
@@ -877,17 +1004,36 @@ dedup_row_fp(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
 		d = heap_getattr(tuple, cfg->src_attno, desc, &isnull);
 		if (isnull)
 			return false;
-		d = FunctionCall4Coll(&entry->simhash_finfo, cfg->src_collation, d,
-							  Int32GetDatum(cfg->size), entry->unit_datum,
-							  entry->weighting_datum);
-		*fp = DatumGetSimhash64(d);
+		if (cfg->method == DEDUP_SIMHASH)
+			*sig = FunctionCall4Coll(&entry->source_finfo, cfg->src_collation, d,
+									 Int32GetDatum(cfg->size), entry->unit_datum,
+									 entry->weighting_datum);
+		else
+			*sig = FunctionCall6Coll(&entry->source_finfo, cfg->src_collation, d,
+									 Int32GetDatum(cfg->k), entry->oph_datum,
+									 Int32GetDatum(0), Int32GetDatum(cfg->size),
+									 entry->unit_datum);
 		return true;
 	}
 	d = heap_getattr(tuple, cfg->fp_attno, desc, &isnull);
 	if (isnull)
 		return false;
-	*fp = DatumGetSimhash64(d);
+	*sig = (cfg->method == DEDUP_SIMHASH) ? d : PointerGetDatum(PG_DETOAST_DATUM(d));
 	return true;
+}
+
+/* Are two signatures of the config's method equal? */
+static bool
+dedup_sig_equal(const DedupConfig *cfg, Datum a, Datum b)
+{
+	struct varlena *va;
+	struct varlena *vb;
+
+	if (cfg->method == DEDUP_SIMHASH)
+		return DatumGetSimhash64(a) == DatumGetSimhash64(b);
+	va = PG_DETOAST_DATUM(a);
+	vb = PG_DETOAST_DATUM(b);
+	return VARSIZE(va) == VARSIZE(vb) && memcmp(va, vb, VARSIZE(va)) == 0;
 }
 
 /* qsort comparator of lock keys. */
@@ -927,20 +1073,53 @@ dedup_block_key(uint64 fp, int radius, int b)
 }
 
 /*
+ * Lock keys of a minhash sketch (appended to keys, returns their number):
+ * one per band of the pigeonhole banding described in the file header, a
+ * hash of the band number and its values.  Sketches of documents without
+ * shingles (whose estimate is 1 only with each other) share one key.
+ */
+static int
+dedup_band_keys(const DedupConfig *cfg, Datum sketch, uint32 *keys)
+{
+	int			k;
+	int			bits;
+	bool		empty_doc;
+	uint32	   *values = nddup_minhash_datum_values(sketch, &k, &bits, &empty_doc);
+	int			nbands;
+	int			rows;
+
+	if (empty_doc)
+	{
+		keys[0] = NDDUP_EMPTY_SKETCH_KEY;
+		pfree(values);
+		return 1;
+	}
+	nbands = k - nddup_minhash_min_equal(cfg->threshold, k, bits) + 1;
+	nbands = Min(Max(nbands, 1), k);
+	rows = k / nbands;
+	for (int j = 0; j < nbands; j++)
+		keys[j] = hash_combine(hash_bytes((const unsigned char *) (values + (size_t) j * rows),
+										  sizeof(uint32) * rows),
+							   (uint32) j);
+	pfree(values);
+	return nbands;
+}
+
+/*
  * Take the transaction-scoped advisory locks that serialize the judgement
- * of fingerprints within the radius of each other: the table key in share
- * mode, then every block key of every fingerprint in exclusive mode, in
- * ascending order (so that two triggers never wait for each other in a
- * cycle).  lock=table takes the table key in exclusive mode instead, which
- * conflicts with everything the block mode takes; so does a transaction
- * that has taken NDDUP_LOCK_ESCALATE block keys.
+ * of near-duplicate signatures: the table key in share mode, then every
+ * pigeonhole key of every signature in exclusive mode, in ascending order
+ * (so that two triggers never wait for each other in a cycle).  lock=table
+ * takes the table key in exclusive mode instead, which conflicts with
+ * everything the block mode takes; so does a transaction that has taken
+ * NDDUP_LOCK_ESCALATE block keys.
  */
 static void
-dedup_lock(DedupCacheEntry *entry, const uint64 *fps, int nfps)
+dedup_lock(DedupCacheEntry *entry, const Datum *sigs, int nsigs)
 {
 	const DedupConfig *cfg = &entry->config;
 	LOCKTAG		tag;
-	uint32		keys[2 * (NDDUP_MAX_RADIUS + 1)];
+	uint32	   *keys;
 	int			nkeys = 0;
 
 	if (entry->lock_lxid != MyProc->lxid)
@@ -956,9 +1135,16 @@ dedup_lock(DedupCacheEntry *entry, const uint64 *fps, int nfps)
 	}
 	(void) LockAcquire(&tag, ShareLock, false, false);
 
-	for (int f = 0; f < nfps; f++)
-		for (int b = 0; b <= cfg->radius; b++)
-			keys[nkeys++] = dedup_block_key(fps[f], cfg->radius, b);
+	keys = palloc(sizeof(uint32) * nsigs *
+				  (cfg->method == DEDUP_SIMHASH ? cfg->radius + 1 : NDDUP_MINHASH_MAX_K));
+	for (int f = 0; f < nsigs; f++)
+	{
+		if (cfg->method == DEDUP_MINHASH)
+			nkeys += dedup_band_keys(cfg, sigs[f], keys + nkeys);
+		else
+			for (int b = 0; b <= cfg->radius; b++)
+				keys[nkeys++] = dedup_block_key(DatumGetSimhash64(sigs[f]), cfg->radius, b);
+	}
 	qsort(keys, nkeys, sizeof(uint32), dedup_key_cmp);
 	for (int i = 0; i < nkeys; i++)
 	{
@@ -968,6 +1154,7 @@ dedup_lock(DedupCacheEntry *entry, const uint64 *fps, int nfps)
 		if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
 			entry->nkeys++;
 	}
+	pfree(keys);
 }
 
 /* Result of one lookup. */
@@ -975,7 +1162,7 @@ typedef struct DedupFound
 {
 	bool		found;
 	Datum		id;				/* in the caller's context */
-	uint64		fp;
+	Datum		sig;			/* the original's signature, likewise */
 } DedupFound;
 
 /* Read the answer of the last lookup out of SPI. */
@@ -989,12 +1176,13 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
 		return;
 	res->id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	res->id = SPI_datumTransfer(res->id, cfg->id_typbyval, cfg->id_typlen);
-	res->fp = DatumGetSimhash64(SPI_getbinval(SPI_tuptable->vals[0],
-											  SPI_tuptable->tupdesc, 2, &isnull));
+	res->sig = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (cfg->method == DEDUP_MINHASH)
+		res->sig = SPI_datumTransfer(res->sig, false, -1);
 }
 
 /*
- * Find the earliest original within the radius of fp (excluding the row at
+ * Find the earliest original near sig (excluding the row at
  * ctid on UPDATE).  Under READ COMMITTED the statement's fresh snapshot sees
  * every transaction that held one of our lock keys.  Under REPEATABLE READ
  * and SERIALIZABLE the transaction snapshot may miss a near-duplicate that
@@ -1003,7 +1191,7 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
  * serialization failure.
  */
 static void
-dedup_lookup(DedupCacheEntry *entry, uint64 fp, ItemPointer ctid,
+dedup_lookup(DedupCacheEntry *entry, Datum sig, ItemPointer ctid,
 			 DedupFound *res)
 {
 	const DedupConfig *cfg = &entry->config;
@@ -1011,8 +1199,9 @@ dedup_lookup(DedupCacheEntry *entry, uint64 fp, ItemPointer ctid,
 	Datum		values[3];
 	int			rc;
 
-	values[0] = Simhash64GetDatum(fp);
-	values[1] = Int32GetDatum(cfg->radius);
+	values[0] = sig;
+	values[1] = cfg->method == DEDUP_SIMHASH ? Int32GetDatum(cfg->radius)
+		: Float8GetDatum(cfg->threshold);
 	values[2] = PointerGetDatum(ctid);
 
 	if (IsolationUsesXactSnapshot())
@@ -1036,7 +1225,7 @@ dedup_lookup(DedupCacheEntry *entry, uint64 fp, ItemPointer ctid,
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 					 errmsg("could not serialize access due to a concurrent near-duplicate"),
-					 errdetail("A transaction that committed after this transaction's snapshot changed the originals within the radius of the new row."),
+					 errdetail("A transaction that committed after this transaction's snapshot changed the originals near the new row."),
 					 errhint("The transaction might succeed if retried.")));
 		return;
 	}
@@ -1068,12 +1257,22 @@ dedup_repoint(DedupCacheEntry *entry, Datum new_original, Datum old_id)
 /* Raise the error of action=error. */
 static void
 dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
-			 uint64 fp, const DedupFound *res)
+			 Datum sig, const DedupFound *res)
 {
 	const char *idname = get_attname(cfg->relid, cfg->id_attno, false);
 	Oid			outfunc;
 	bool		varlena;
 	bool		may_see;
+	char	   *nearness;
+
+	if (cfg->method == DEDUP_SIMHASH)
+		nearness = psprintf("at Hamming distance %d (radius %d)",
+							nddup_hamming(DatumGetSimhash64(sig), DatumGetSimhash64(res->sig)),
+							cfg->radius);
+	else
+		nearness = psprintf("with estimated resemblance %.3f (threshold %g)",
+							nddup_minhash_datum_resemblance(sig, res->sig),
+							cfg->threshold);
 
 	/* show the original's id only to users who may read it */
 	may_see = pg_class_aclcheck(cfg->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
@@ -1084,16 +1283,14 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
 						RelationGetRelationName(rel)),
-				 errdetail("Key (%s)=(%s) is the original, at Hamming distance %d (radius %d).",
-						   idname, OidOutputFunctionCall(outfunc, res->id),
-						   nddup_hamming(fp, res->fp), cfg->radius),
+				 errdetail("Key (%s)=(%s) is the original, %s.",
+						   idname, OidOutputFunctionCall(outfunc, res->id), nearness),
 				 errtableconstraint(rel, trigger->tgname)));
 	ereport(ERROR,
 			(errcode(ERRCODE_UNIQUE_VIOLATION),
 			 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
 					RelationGetRelationName(rel)),
-			 errdetail("An existing original is at Hamming distance %d (radius %d).",
-					   nddup_hamming(fp, res->fp), cfg->radius),
+			 errdetail("An existing original is %s.", nearness),
 			 errtableconstraint(rel, trigger->tgname)));
 }
 
@@ -1107,8 +1304,8 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	bool		is_update = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
 	HeapTuple	newtuple = is_update ? td->tg_newtuple : td->tg_trigtuple;
 	HeapTuple	oldtuple = is_update ? td->tg_trigtuple : NULL;
-	uint64		fp = 0;
-	uint64		oldfp = 0;
+	Datum		fp = (Datum) 0;
+	Datum		oldfp = (Datum) 0;
 	bool		has_fp;
 	bool		has_oldfp = false;
 	bool		old_original = false;
@@ -1117,27 +1314,27 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	int			cols[2];
 	Datum		vals[2];
 	bool		nulls[2];
-	uint64		lockfps[2];
+	Datum		lockfps[2];
 	int			nlockfps = 0;
 	DedupFound	res;
 	Oid			save_userid;
 	int			save_sec_context;
 
-	has_fp = dedup_row_fp(entry, newtuple, desc, false, &fp);
+	has_fp = dedup_row_sig(entry, newtuple, desc, false, &fp);
 
 	/* a plain fingerprint column next to a source is maintained by us */
 	if (cfg->fp_attno && cfg->src_attno && !cfg->fp_generated)
 	{
 		cols[ncols] = cfg->fp_attno;
-		vals[ncols] = Simhash64GetDatum(fp);
+		vals[ncols] = fp;
 		nulls[ncols] = !has_fp;
 		ncols++;
 	}
 
 	if (is_update)
 	{
-		has_oldfp = dedup_row_fp(entry, oldtuple, desc, true, &oldfp);
-		if (has_fp == has_oldfp && (!has_fp || fp == oldfp))
+		has_oldfp = dedup_row_sig(entry, oldtuple, desc, true, &oldfp);
+		if (has_fp == has_oldfp && (!has_fp || dedup_sig_equal(cfg, fp, oldfp)))
 			goto done;			/* same fingerprint: keep the judgement */
 		old_original = (cfg->dup_attno == 0);
 		if (cfg->dup_attno)

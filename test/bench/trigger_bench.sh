@@ -18,7 +18,13 @@
 # 10,000 stored documents, a hot pool of 50, STRESS_TX inserts, checked the
 # same way.
 #
+# --method minhash does the same with min-hash sketches: synthetic k = 128
+# sketches (test/bench/trigger_minhash.sql: copies change about 5 of the 128
+# values), method=minhash at each threshold of --thresholds, an LSH index
+# designed for that threshold, and the checks of trigger_minhash_check.sql.
+#
 # Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
+#            [--method simhash|minhash] [--thresholds "0.8 0.5"]
 #            [--tx1 2000] [--tx8 4000] [--stress-tx 20000] [--no-install]
 set -euo pipefail
 
@@ -31,10 +37,14 @@ TX8=4000
 STRESS_TX=20000
 HOT=1000
 INSTALL=1
+METHOD=simhash
+THRESHOLDS="0.8 0.5"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
 		--radii) RADII=$2; shift ;;
+		--method) METHOD=$2; shift ;;
+		--thresholds) THRESHOLDS=$2; shift ;;
 		--tx1) TX1=$2; shift ;;
 		--tx8) TX8=$2; shift ;;
 		--stress-tx) STRESS_TX=$2; shift ;;
@@ -58,7 +68,7 @@ for _ in $(seq 50); do
 	break
 done
 [ -n "$PGPORT" ] || { echo "no free port in 24000-24999" >&2; exit 1; }
-export PGPORT PGHOST=$WORKDIR PGDATABASE=postgres PGUSER=$PG_USER
+export PGPORT PGHOST=$WORKDIR PGDATABASE=postgres PGUSER=$PG_USER PGOPTIONS='-c client_min_messages=warning'
 as_pg initdb -D "$WORKDIR/data" -U "$PG_USER" --encoding=UTF8 --locale=C.UTF-8 >/dev/null
 cat >>"$WORKDIR/data/postgresql.conf" <<CONF
 listen_addresses = ''
@@ -71,17 +81,61 @@ full_page_writes = off
 autovacuum = off
 max_parallel_workers_per_gather = 0
 max_wal_size = 4GB
+$(instance_settings)
 CONF
 as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
-cp "$NDDUP_ROOT/test/bench/trigger_insert.sql" "$NDDUP_ROOT/test/bench/trigger_check.sql" "$WORKDIR/"
+cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check}.sql "$WORKDIR/"
 chmod 644 "$WORKDIR"/*.sql
 
 q() { pg_sql -At -F ' ' "$@"; }
 
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; GIN index blocks=4, fastupdate=off"
+echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; GIN index fastupdate=off; method $METHOD"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
+
+# The method's table, stored rows, index, stream, checks and parameters.
+if [ "$METHOD" = minhash ]; then
+	# the synthetic sketch of key k (k-permutation layout, k = 128, 32-bit
+	# values) with the values at about m of the positions (chosen by salt)
+	# replaced
+	q >/dev/null <<'SQL'
+CREATE FUNCTION bench_sketch(key bigint, m int, salt bigint) RETURNS minhash_sketch
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT ('kperm k=128 seed=0 size=3 unit=word bits=32: ' ||
+		string_agg(lpad(to_hex((CASE WHEN m > 0 AND (hashint8extended(i, salt) & 127) < m
+									 THEN hashint8extended(i, salt + 1)
+									 ELSE hashint8extended(key, i) END) & 4294967295), 8, '0'),
+				   ' ' ORDER BY i))::minhash_sketch
+FROM generate_series(0, 127) i
+$$;
+SQL
+	PARAMS=$THRESHOLDS
+	SIG_COLUMN="mh minhash_sketch"
+	SIG_VALUE="bench_sketch(i, 0, 0)"
+	STREAM=trigger_minhash.sql
+	CHECK=trigger_minhash_check.sql
+	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (mh minhash_lsh_ops (threshold = $1)) WITH (fastupdate = off)"; }
+	trigger_args() { echo "'fingerprint=mh', 'method=minhash', 'threshold=$1', 'lock=$2'"; }
+else
+	PARAMS=$RADII
+	SIG_COLUMN="fp simhash64"
+	SIG_VALUE="hashint8extended(i, 42)::simhash64"
+	STREAM=trigger_insert.sql
+	CHECK=trigger_check.sql
+	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)"; }
+	trigger_args() { echo "'fingerprint=fp', 'radius=$1', 'lock=$2'"; }
+fi
+
+# create_table n param: n stored documents, the index for param
+create_table() {
+	q -c "DROP TABLE IF EXISTS posts" \
+	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, k bigint, $SIG_COLUMN, duplicate_of bigint)" \
+	  -c "INSERT INTO posts (k, ${SIG_COLUMN%% *}) SELECT i, $SIG_VALUE FROM generate_series(1, $1) i" \
+	  -c "$(index_sql "$2")" \
+	  -c "VACUUM ANALYZE posts" \
+	  -c "SELECT pg_prewarm('posts'), pg_prewarm('posts_fp_idx'), pg_prewarm('posts_pkey')" >/dev/null
+}
 
 # p50 and p99 (ms) of the latencies in the pgbench logs with this prefix
 percentiles() {
@@ -93,14 +147,16 @@ percentiles() {
 			  printf "%.3f %.3f\n", v[i50] / 1000, v[i99] / 1000 }'
 }
 
-# run_pgbench label clients transactions n radius hot -> sets TPS P50 P99
+# run_pgbench label clients transactions n param hot -> sets TPS P50 P99
 run_pgbench() {
-	local label=$1 clients=$2 tx=$3 n=$4 radius=$5 hot=$6 f out
-	f=$(( radius / 2 )); [ "$f" -gt 3 ] && f=3; [ "$f" -lt 1 ] && f=1
+	local label=$1 clients=$2 tx=$3 n=$4 radius=$5 hot=$6 f=1 out
+	if [ "$METHOD" = simhash ]; then
+		f=$(( radius / 2 )); [ "$f" -gt 3 ] && f=3; [ "$f" -lt 1 ] && f=1
+	fi
 	rm -f "$WORKDIR"/log_"$label".*
 	out=$(cd "$WORKDIR" && as_pg pgbench -n -c "$clients" -j "$clients" -t $(( tx / clients )) \
 		--random-seed=20241122 -D n="$n" -D hot="$hot" -D f="$f" \
-		-l --log-prefix="log_$label" -f trigger_insert.sql 2>&1)
+		-l --log-prefix="log_$label" -f "$STREAM" 2>&1)
 	TPS=$(echo "$out" | awk '/^tps/ {printf "%.0f", $3}')
 	read -r P50 P99 < <(percentiles "$WORKDIR/log_$label")
 }
@@ -111,58 +167,68 @@ reset_table() {
 }
 
 check() {
-	pg_sql -v n="$1" -v r="$2" -f "$WORKDIR/trigger_check.sql" -P footer=off | sed 's/^/    /'
+	pg_sql -v n="$1" -v r="$2" -f "$WORKDIR/$CHECK" -P footer=off | sed 's/^/    /'
+}
+
+# the parameter's label in the output: radius r or threshold t
+label_of() { if [ "$METHOD" = minhash ]; then echo "threshold $1"; else echo "radius $1"; fi; }
+
+# run_trigger n clients tx param lock plain_tps plain_p50 plain_p99
+run_trigger() {
+	local n=$1 clients=$2 tx=$3 param=$4 lock=$5 added50 added99 ratio
+	reset_table "$n"
+	q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger($(trigger_args "$param" "$lock"))" >/dev/null
+	run_pgbench "trig_${n}_${clients}_${param}_$lock" "$clients" "$tx" "$n" "$param" "$HOT"
+	added50=$(awk -v a="$P50" -v b="$7" 'BEGIN {printf "%+.3f", a - b}')
+	added99=$(awk -v a="$P99" -v b="$8" 'BEGIN {printf "%+.3f", a - b}')
+	ratio=$(awk -v a="$TPS" -v b="$6" 'BEGIN {printf "%.0f %%", 100 * a / b}')
+	echo "   $(label_of "$param") lock=$lock clients=$clients: $TPS inserts/s ($ratio of plain), p50 $P50 ms ($added50), p99 $P99 ms ($added99)"
+	RESULTS+=("| $n | $clients | $(label_of "$param"), lock=$lock | $TPS ($ratio) | $P50 ($added50) | $P99 ($added99) |")
+	check "$n" "$param"
 }
 
 RESULTS=()
 for N in $SIZES; do
 	echo "== $N stored documents"
-	q -c "DROP TABLE IF EXISTS posts" \
-	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, k bigint, fp simhash64, duplicate_of bigint)" \
-	  -c "INSERT INTO posts (k, fp) SELECT i, hashint8extended(i, 42)::simhash64 FROM generate_series(1, $N) i" \
-	  -c "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" \
-	  -c "VACUUM ANALYZE posts" \
-	  -c "SELECT pg_prewarm('posts'), pg_prewarm('posts_fp_idx'), pg_prewarm('posts_pkey')" >/dev/null
-	for clients in 1 8; do
-		tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
-		reset_table "$N"
-		run_pgbench "plain_${N}_$clients" "$clients" "$tx" "$N" 12 "$HOT"
-		echo "   plain            clients=$clients: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
-		RESULTS+=("| $N | $clients | none | $TPS | $P50 | $P99 |")
-		plain_tps=$TPS plain_p50=$P50 plain_p99=$P99
-		for mode in $RADII table; do
-			if [ "$mode" = table ]; then
-				[ "$clients" = 8 ] || continue
-				radius=$(echo $RADII | awk '{print $NF}'); lock=table
+	first=1
+	for param in $PARAMS; do
+		# simhash: one index serves every radius; minhash: an index per threshold
+		if [ "$first" = 1 ] || [ "$METHOD" = minhash ]; then
+			if [ "$first" = 1 ]; then
+				create_table "$N" "$param"
 			else
-				radius=$mode; lock=blocks
+				reset_table "$N"
+				q -c "DROP INDEX posts_fp_idx" -c "$(index_sql "$param")" \
+				  -c "SELECT pg_prewarm('posts_fp_idx')" >/dev/null
 			fi
-			reset_table "$N"
-			q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=$radius', 'lock=$lock')" >/dev/null
-			run_pgbench "trig_${N}_${clients}_${radius}_$lock" "$clients" "$tx" "$N" "$radius" "$HOT"
-			added50=$(awk -v a="$P50" -v b="$plain_p50" 'BEGIN {printf "%+.3f", a - b}')
-			added99=$(awk -v a="$P99" -v b="$plain_p99" 'BEGIN {printf "%+.3f", a - b}')
-			ratio=$(awk -v a="$TPS" -v b="$plain_tps" 'BEGIN {printf "%.0f %%", 100 * a / b}')
-			echo "   radius=$radius lock=$lock clients=$clients: $TPS inserts/s ($ratio of plain), p50 $P50 ms ($added50), p99 $P99 ms ($added99)"
-			RESULTS+=("| $N | $clients | radius $radius, lock=$lock | $TPS ($ratio) | $P50 ($added50) | $P99 ($added99) |")
-			check "$N" "$radius"
+			for clients in 1 8; do
+				tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
+				reset_table "$N"
+				run_pgbench "plain_${N}_${clients}_$param" "$clients" "$tx" "$N" "$param" "$HOT"
+				echo "   plain            clients=$clients: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
+				RESULTS+=("| $N | $clients | none$([ "$METHOD" = minhash ] && echo " (index for $param)") | $TPS | $P50 | $P99 |")
+				eval "plain_$clients=\"$TPS $P50 $P99\""
+			done
+		fi
+		first=0
+		for clients in 1 8; do
+			tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
+			eval "run_trigger $N $clients $tx $param blocks \$plain_$clients"
 		done
 	done
+	# lock=table at the last parameter, 8 clients
+	eval "run_trigger $N 8 $TX8 $param table \$plain_8"
 	reset_table "$N"
 done
 
 N=10000
-radius=$(echo $RADII | awk '{print $NF}')
-echo "== stress: 8 clients, $STRESS_TX inserts, $N stored documents, hot pool of 50, radius $radius"
-q -c "DROP TABLE IF EXISTS posts" \
-  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, k bigint, fp simhash64, duplicate_of bigint)" \
-  -c "INSERT INTO posts (k, fp) SELECT i, hashint8extended(i, 42)::simhash64 FROM generate_series(1, $N) i" \
-  -c "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" \
-  -c "VACUUM ANALYZE posts" >/dev/null
-q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=$radius')" >/dev/null
-run_pgbench "stress" 8 "$STRESS_TX" "$N" "$radius" 50
-echo "   radius=$radius: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
-check "$N" "$radius"
+param=$(echo $PARAMS | awk '{print $NF}')
+echo "== stress: 8 clients, $STRESS_TX inserts, $N stored documents, hot pool of 50, $(label_of "$param")"
+create_table "$N" "$param"
+q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger($(trigger_args "$param" blocks))" >/dev/null
+run_pgbench "stress" 8 "$STRESS_TX" "$N" "$param" 50
+echo "   $(label_of "$param"): $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
+check "$N" "$param"
 
 echo "== load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
