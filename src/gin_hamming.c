@@ -31,10 +31,19 @@
  * the other m-s-1 blocks probed at radius d-1, one probe must hit (otherwise
  * the distance is at least (s+1)(d+1) + (m-s-1)d = r+1).  extractQuery
  * enumerates every block value within that radius of the query's block and
- * emits one entry per value.  In the full layout, when the enumeration would
- * exceed GIN_HAMMING_MAX_PROBES or the size of a table, a single partial
- * match over the whole of table 0 (every key verified in the index) is used
- * instead: slower, never incomplete.  In the block layout, a table whose
+ * emits one entry per value.
+ *
+ * In the full layout a probe may also be coarse: it fixes only the top b - x
+ * bits of the block, enumerated within the table's radius, and its range
+ * covers the 2^x values below them; comparePartial still verifies every key
+ * it passes.  GIN's scan visits every entry of the scan key for every
+ * candidate row it emits, so at large radii fewer, wider probes are cheaper
+ * than many narrow ones; and when even the cheapest plan costs more than one
+ * partial match over the whole of table 0 (every key verified in the index),
+ * that single probe is used instead.  The cost model of plan_full_probes()
+ * counts keys read and entry visits per candidate, both proportional to the
+ * table size, so the plan does not depend on it.  In the block layout, a
+ * table whose
  * enumeration exceeds GIN_HAMMING_MAX_BLOCK_PROBES is read with one partial
  * match over its (at most 2^b) short keys, keeping those within the table's
  * radius.
@@ -81,6 +90,15 @@ PG_FUNCTION_INFO_V1(gin_hamming_options);
 #define GIN_HAMMING_MAX_PROBES	16384
 
 /*
+ * Cost model of full-layout probes (plan_full_probes), per row of the table:
+ * reading one key in a partial-match range costs 1, and GIN's visit of one
+ * entry for one candidate row costs GIN_HAMMING_ENTRY_VISIT_COST.  Measured
+ * on 1M rows (docs/bench-hamming.md): the model predicts the time of radius
+ * 16-19 queries relative to the whole-table probe within a factor 1.6.
+ */
+#define GIN_HAMMING_ENTRY_VISIT_COST	0.25
+
+/*
  * Block layout: a table needing more exact probes than this is read with one
  * partial match over all its keys instead (at most 2^b short keys), because
  * GIN merges the entries of a scan key with a cost linear in their number
@@ -120,6 +138,7 @@ typedef struct GinHammingTable
 {
 	struct GinHammingQuery *query;
 	int			shift;			/* low bits below tag|prefix in the key */
+	int			coarse;			/* low block bits a probe leaves free (x) */
 	int			check;			/* GIN_HAMMING_CHECK_* */
 	int			radius;			/* block radius, GIN_HAMMING_CHECK_BLOCK */
 	uint64		qkey;			/* query's key in this table */
@@ -257,6 +276,53 @@ ball_volume(int b, int d)
 	return sum;
 }
 
+/*
+ * Plan the probes of a full-layout query: for each table t probed at radius
+ * tradius[t], the number of low block bits x a probe leaves free (coarse[t])
+ * minimizing
+ *
+ *	2^x V(b - x, rho) / 2^b  +  ENTRY_VISIT_COST * p * V(b - x, rho)
+ *
+ * (keys read per row, plus entry visits per candidate row, with V the
+ * volume of a Hamming ball and p the share of uniform rows within the radius
+ * on the 64 - T stored bits).  Returns false when one partial match over
+ * the whole of table 0, costing 1 + ENTRY_VISIT_COST * p, is cheaper, or the
+ * probes would exceed GIN_HAMMING_MAX_PROBES; else sets *nprobes.
+ */
+static bool
+plan_full_probes(const GinHammingGeometry *g, int radius, const int *tradius,
+				 int *coarse, double *nprobes)
+{
+	double		p = ball_volume(64 - g->tagbits, radius) / ldexp(1.0, 64 - g->tagbits);
+	double		total_cost = 0;
+
+	*nprobes = 0;
+	for (int t = 0; t < g->m; t++)
+	{
+		int			b = g->bits[t];
+		double		best = -1;
+
+		coarse[t] = 0;
+		if (tradius[t] < 0)
+			continue;
+		for (int x = 0; x < b; x++)
+		{
+			double		v = ball_volume(b - x, tradius[t]);
+			double		cost = ldexp(v, x - b) + GIN_HAMMING_ENTRY_VISIT_COST * p * v;
+
+			if (best < 0 || cost < best)
+			{
+				best = cost;
+				coarse[t] = x;
+			}
+		}
+		total_cost += best;
+		*nprobes += ball_volume(b - coarse[t], tradius[t]);
+	}
+	return total_cost < 1.0 + GIN_HAMMING_ENTRY_VISIT_COST * p &&
+		*nprobes <= GIN_HAMMING_MAX_PROBES;
+}
+
 /* Options: blocks (2..8) and layout (full or block). */
 Datum
 gin_hamming_options(PG_FUNCTION_ARGS)
@@ -329,6 +395,7 @@ gin_hamming_extract_query(PG_FUNCTION_ARGS)
 	uint32		qblocks[GIN_HAMMING_MAX_BLOCKS];
 	int			order[GIN_HAMMING_MAX_BLOCKS];
 	int			tradius[GIN_HAMMING_MAX_BLOCKS];
+	int			coarse[GIN_HAMMING_MAX_BLOCKS] = {0};
 	int			radius = ball->radius;
 	int			d,
 				s;
@@ -404,7 +471,7 @@ gin_hamming_extract_query(PG_FUNCTION_ARGS)
 	}
 
 	if (layout == GIN_HAMMING_LAYOUT_FULL &&
-		(nprobes > GIN_HAMMING_MAX_PROBES || nprobes > ldexp(1.0, g->bits[0])))
+		!plan_full_probes(g, radius, tradius, coarse, &nprobes))
 	{
 		/*
 		 * Fallback: a single partial match over the whole of table 0, every
@@ -432,10 +499,14 @@ gin_hamming_extract_query(PG_FUNCTION_ARGS)
 
 	for (int t = 0; t < m; t++)
 	{
-		int			b = g->bits[t];
+		int			x = coarse[t];
+		int			b = g->bits[t] - x; /* enumerated bits of the block */
+		uint64		qtop = qblocks[t] >> x;
 
 		if (tradius[t] < 0)
 			continue;
+		query->tables[t].coarse = x;
+		query->tables[t].shift += x;
 
 		/* block layout, many probes: walk the table's keys instead */
 		if (layout == GIN_HAMMING_LAYOUT_BLOCK &&
@@ -462,7 +533,7 @@ gin_hamming_extract_query(PG_FUNCTION_ARGS)
 				uint64		lowest;
 				uint64		ripple;
 
-				entries[n] = Simhash64GetDatum(prefix_key(g, t, qblocks[t] ^ mask));
+				entries[n] = Simhash64GetDatum(prefix_key(g, t, (qtop ^ mask) << x));
 				(*pmatch)[n] = (layout == GIN_HAMMING_LAYOUT_FULL);
 				(*extra_data)[n] = (Pointer) &query->tables[t];
 				n++;
