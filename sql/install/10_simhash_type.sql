@@ -103,8 +103,10 @@ CREATE OPERATOR @extschema@.<-> (
 	FUNCTION = @extschema@.hamming,
 	COMMUTATOR = OPERATOR(@extschema@.<->));
 
+-- COST 9 (simhash64_in_ball: COST 6): the time a sequential scan spends on
+-- it, in int4 comparisons, measured (docs/indexes.md, "The planner")
 CREATE FUNCTION @extschema@.within(fp @extschema@.simhash64, query @extschema@.simhash64, radius integer) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'simhash64_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'simhash64_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 9;
 COMMENT ON FUNCTION @extschema@.within(@extschema@.simhash64, @extschema@.simhash64, integer)
 	IS 'true when the fingerprints differ in at most radius bits';
 
@@ -148,7 +150,7 @@ CREATE FUNCTION @extschema@.radius(@extschema@.hamming_ball) RETURNS integer
 	AS 'MODULE_PATHNAME', 'hamming_ball_radius' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.simhash64_in_ball(@extschema@.simhash64, @extschema@.hamming_ball) RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 6;
 CREATE OPERATOR @extschema@.<@ (
 	LEFTARG = @extschema@.simhash64, RIGHTARG = @extschema@.hamming_ball,
 	FUNCTION = @extschema@.simhash64_in_ball,
