@@ -69,7 +69,7 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE lookup(simhash64, int) AS
 	SELECT t.id, t.fp FROM ONLY public.posts t
 	WHERE t.fp OPERATOR(public.<@) public.ball($1, $2) AND t.id IS NOT NULL AND t.duplicate_of IS NULL
-	ORDER BY t.id LIMIT 1 FOR KEY SHARE OF t;
+	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
 EXPLAIN (COSTS OFF) EXECUTE lookup('0000000000000000', 12);
 DEALLOCATE lookup;
 RESET plan_cache_mode;

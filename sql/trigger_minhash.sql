@@ -71,7 +71,7 @@ PREPARE lookup(minhash_sketch, float8) AS
 	SELECT t.id FROM ONLY public.mposts t
 	WHERE public.minhash(t.body, 128, 'oph', 0, 3, 'word') OPERATOR(public.<@) public.similar_to($1, $2)
 	  AND t.id IS NOT NULL AND t.duplicate_of IS NULL
-	ORDER BY t.id LIMIT 1 FOR KEY SHARE OF t;
+	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
 EXPLAIN (COSTS OFF) EXECUTE lookup(mh('x'), 0.6);
 DEALLOCATE lookup;
 RESET plan_cache_mode;
