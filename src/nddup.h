@@ -152,6 +152,8 @@ typedef struct HammingBall
 } HammingBall;
 
 extern HammingBall *nddup_make_ball(uint64 center, int32 radius);
+struct StringInfoData;
+extern struct StringInfoData *nddup_recv_buffer(Datum arg, int need, const char *typname);
 extern Datum simhash64_in(PG_FUNCTION_ARGS);
 extern Datum simhash64_out(PG_FUNCTION_ARGS);
 
