@@ -317,11 +317,11 @@ df_state(FunctionCallInfo fcinfo)
 	return df_new(aggcontext);
 }
 
-/* Collect the token hashes of a text (1-word shingles). */
+/* Collect the token hashes of a text (1-word shingles), repeats may be dropped. */
 static void
 push_term(void *arg, uint64_t hash)
 {
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
 }
 
 /* The distinct term hashes of a document, sorted; returns their number. */

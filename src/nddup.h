@@ -76,6 +76,9 @@ extern void nddup_buf_reserve(NddupBuf *buf, size_t extra);
 extern void nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len);
 extern void nddup_buf_free(NddupBuf *buf);
 extern void nddup_hashes_push(NddupHashes *hashes, uint64_t hash);
+/* array size (hashes) from which nddup_hashes_push_distinct deduplicates */
+#define NDDUP_DISTINCT_COMPACT	(1 << 20)
+extern void nddup_hashes_push_distinct(NddupHashes *hashes, uint64_t hash);
 extern void nddup_hashes_free(NddupHashes *hashes);
 
 /* normalization (src/normalize.c) */

@@ -86,14 +86,17 @@ unit_name(int unit)
 	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
 }
 
-/* Hash callback: collect the shingle hashes. */
+/* Hash callback: collect the shingle hashes (repeats may be dropped). */
 static void
 push_shingle(void *arg, uint64_t hash)
 {
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
 }
 
-/* The shingle hashes of a text (repeats kept), in palloc'd memory. */
+/*
+ * The shingle hashes of a text, in palloc'd memory: every distinct hash,
+ * some repeats (min-hash and shingle sets depend on the set only).
+ */
 static void
 collect_shingles(text *doc, int32 size, NddupUnit unit, NddupHashes *hashes)
 {
