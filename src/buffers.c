@@ -113,6 +113,28 @@ nddup_hashes_push(NddupHashes *hashes, uint64_t hash)
 	hashes->items[hashes->len++] = hash;
 }
 
+/*
+ * Append one hash to a collection whose order and repeats do not matter (a
+ * set in the making): when the array is full and holds at least
+ * NDDUP_DISTINCT_COMPACT hashes, it is first sorted and deduplicated in place,
+ * and grows only if that frees less than half of it.  Memory then follows
+ * the number of distinct hashes, not the length of the document.
+ */
+void
+nddup_hashes_push_distinct(NddupHashes *hashes, uint64_t hash)
+{
+	if (hashes->len == hashes->cap && hashes->cap >= NDDUP_DISTINCT_COMPACT)
+	{
+		hashes->len = nddup_sort_unique(hashes->items, hashes->len);
+		if (hashes->len <= hashes->cap / 2)
+		{
+			hashes->items[hashes->len++] = hash;
+			return;
+		}
+	}
+	nddup_hashes_push(hashes, hash);
+}
+
 /* Release the memory of hashes and reset it to empty. */
 void
 nddup_hashes_free(NddupHashes *hashes)

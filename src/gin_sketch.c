@@ -340,7 +340,12 @@ query_in(char *str, PGFunction value_in, bool allow_containment)
 						 allow_containment ? " or \"containment>=threshold value\"" : "")));
 	/* reads the number and the spaces after it */
 	threshold = float8in_internal(p, &end, "double precision", str);
-	check_query_threshold(threshold);
+	if (isnan(threshold) || threshold < 0.0 || threshold > 1.0 || *end == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
+				 *end == '\0' ? errdetail("The threshold is followed by no sketch.") :
+				 errdetail("The threshold must be between 0 and 1.")));
 	value = (struct varlena *) PG_DETOAST_DATUM(DirectFunctionCall1(value_in,
 																	CStringGetDatum(end)));
 	return make_query(kind, threshold, value);
@@ -375,10 +380,14 @@ minhash_query_out(PG_FUNCTION_ARGS)
 Datum
 shingleset_query_in(PG_FUNCTION_ARGS)
 {
-	SketchQuery *q = query_in(PG_GETARG_CSTRING(0), shingleset_in, true);
+	char	   *str = PG_GETARG_CSTRING(0);
+	SketchQuery *q = query_in(str, shingleset_in, true);
 
-	if (q->kind == QUERY_CONTAINMENT)
-		check_containment_kind((SketchSet *) QUERY_VALUE(q));
+	if (q->kind == QUERY_CONTAINMENT && ((SketchSet *) QUERY_VALUE(q))->kind == SKETCH_SET_BOTTOM)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
+				 errdetail("Containment cannot be estimated from bottom-s samples.")));
 	PG_RETURN_POINTER(q);
 }
 

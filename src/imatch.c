@@ -30,6 +30,7 @@
 #include "nddup.h"
 
 #include "catalog/pg_type.h"
+#include "common/shortest_dec.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -316,11 +317,11 @@ df_state(FunctionCallInfo fcinfo)
 	return df_new(aggcontext);
 }
 
-/* Collect the token hashes of a text (1-word shingles). */
+/* Collect the token hashes of a text (1-word shingles), repeats may be dropped. */
 static void
 push_term(void *arg, uint64_t hash)
 {
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
 }
 
 /* The distinct term hashes of a document, sorted; returns their number. */
@@ -655,21 +656,55 @@ imatch_multi_text(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-/* Validate a lexicon read from text or binary input. */
+/*
+ * Raise the error of an invalid lexicon read by imatch_lexicon_in (the
+ * text str, 22P02) or imatch_lexicon_recv (str NULL, 22P03).
+ */
 static void
-validate_lexicon(const Lexicon *l)
+invalid_lexicon(const char *str, const char *detail)
 {
+	if (str != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str),
+				 errdetail("%s", detail)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid binary value for type imatch_lexicon"),
+			 errdetail("%s", detail)));
+}
+
+/*
+ * Validate a lexicon read from text (str) or binary (NULL) input.  The cut
+ * shares are those of check_cuts, stored as float4 (their sum may round up
+ * to 1), or -1 and -1 in an aggregation state whose shares were not given.
+ */
+static void
+validate_lexicon(const Lexicon *l, const char *str)
+{
+	double		f = l->drop_frequent;
+	double		r = l->drop_rare;
+
+	if (!(l->kind == LEX_DF && f == -1 && r == -1) &&
+		!(f >= 0 && r >= 0 && f + r <= 1))
+		invalid_lexicon(str, "The cut shares must be at least 0 and together at most 1.");
 	for (uint32 i = 1; i < l->nterms; i++)
 		if (l->hashes[i] <= l->hashes[i - 1])
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid imatch_lexicon: term hashes must be distinct and ascending")));
+			invalid_lexicon(str, "Term hashes must be distinct and ascending.");
 	if (l->kind == LEX_DF)
 		for (uint32 i = 0; i < l->nterms; i++)
 			if (LEXICON_DF(l)[i] < 1 || LEXICON_DF(l)[i] > l->ndocs)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						 errmsg("invalid imatch_lexicon: document frequency out of range")));
+				invalid_lexicon(str, "A document frequency is out of range (1 to ndocs).");
+}
+
+/* Append " name=<float4 in its shortest exact form>" to buf. */
+static void
+append_share(StringInfo buf, const char *name, float4 value)
+{
+	char		digits[32];
+
+	float_to_shortest_decimal_buf(value, digits);
+	appendStringInfo(buf, " %s=%s", name, digits);
 }
 
 /*
@@ -683,9 +718,11 @@ imatch_lexicon_out(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s ndocs=" INT64_FORMAT " drop_frequent=%g drop_rare=%g:",
-					 l->kind == LEX_DF ? "df" : "lexicon", l->ndocs,
-					 (double) l->drop_frequent, (double) l->drop_rare);
+	appendStringInfo(&buf, "%s ndocs=" INT64_FORMAT, l->kind == LEX_DF ? "df" : "lexicon",
+					 l->ndocs);
+	append_share(&buf, "drop_frequent", l->drop_frequent);
+	append_share(&buf, "drop_rare", l->drop_rare);
+	appendStringInfoChar(&buf, ':');
 	for (uint32 i = 0; i < l->nterms; i++)
 	{
 		appendStringInfo(&buf, " %016llx", (unsigned long long) l->hashes[i]);
@@ -695,36 +732,75 @@ imatch_lexicon_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
+/*
+ * Parse " name=" and a number at *p, advancing *p past it; false if they
+ * are not there.  An integer is a decimal int64 of digits only; a share is
+ * a number in [-1, 1] (strtod syntax) starting with a digit or "-" and a
+ * digit.
+ */
+static bool
+parse_header_number(char **p, const char *name, int64 *integer, double *share)
+{
+	size_t		len = strlen(name);
+	char	   *s = *p;
+	char	   *end;
+
+	if (s[0] != ' ' || strncmp(s + 1, name, len) != 0 || s[len + 1] != '=')
+		return false;
+	s += len + 2;
+	errno = 0;
+	if (integer != NULL)
+	{
+		if (!isdigit((unsigned char) s[0]))
+			return false;
+		*integer = strtoll(s, &end, 10);
+	}
+	else
+	{
+		if (!isdigit((unsigned char) s[0]) && !(s[0] == '-' && isdigit((unsigned char) s[1])))
+			return false;
+		*share = strtod(s, &end);
+		if (!(*share >= -1 && *share <= 1))
+			return false;		/* every valid share is in [-1, 1] */
+	}
+	if (errno != 0)
+		return false;
+	*p = end;
+	return true;
+}
+
 Datum
 imatch_lexicon_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	char	   *p = str;
 	int			kind;
-	long long	ndocs;
+	int64		ndocs;
 	double		f,
 				r;
-	int			consumed = 0;
 	size_t		cap = 16,
 				n = 0;
 	uint64	   *hashes = palloc(cap * sizeof(uint64));
 	int64	   *dfs = palloc(cap * sizeof(int64));
 	Lexicon    *l;
 
-	if (strncmp(p, "lexicon ", 8) == 0)
+	if (strncmp(p, "lexicon ndocs=", 14) == 0)
 		kind = LEX_FINAL;
-	else if (strncmp(p, "df ", 3) == 0)
+	else if (strncmp(p, "df ndocs=", 9) == 0)
 		kind = LEX_DF;
 	else
 		kind = -1;
+	if (kind >= 0)
+		p += kind == LEX_FINAL ? 7 : 2;
 	if (kind < 0 ||
-		sscanf(p + (kind == LEX_FINAL ? 8 : 3), "ndocs=%lld drop_frequent=%lf drop_rare=%lf:%n",
-			   &ndocs, &f, &r, &consumed) != 3 || consumed == 0 || ndocs < 0 ||
-		(kind == LEX_FINAL && (f < 0 || r < 0 || f + r >= 1)))
+		!parse_header_number(&p, "ndocs", &ndocs, NULL) ||
+		!parse_header_number(&p, "drop_frequent", NULL, &f) ||
+		!parse_header_number(&p, "drop_rare", NULL, &r) || *p != ':')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str)));
-	p += (kind == LEX_FINAL ? 8 : 3) + consumed;
+				 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str),
+				 errdetail("Expected \"lexicon\" or \"df\", then ndocs=N drop_frequent=F drop_rare=R: and the terms.")));
+	p++;
 	for (;;)
 	{
 		char	   *end;
@@ -781,7 +857,7 @@ imatch_lexicon_in(PG_FUNCTION_ARGS)
 	memcpy(l->hashes, hashes, n * sizeof(uint64));
 	if (kind == LEX_DF)
 		memcpy(LEXICON_DF(l), dfs, n * sizeof(int64));
-	validate_lexicon(l);
+	validate_lexicon(l, str);
 	PG_RETURN_POINTER(l);
 }
 
@@ -814,7 +890,7 @@ imatch_lexicon_send(PG_FUNCTION_ARGS)
 Datum
 imatch_lexicon_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 22, "imatch_lexicon");
 	int			version = pq_getmsgbyte(buf);
 	int			kind = pq_getmsgbyte(buf);
 	float4		f = pq_getmsgfloat4(buf);
@@ -845,6 +921,6 @@ imatch_lexicon_recv(PG_FUNCTION_ARGS)
 	if (kind == LEX_DF)
 		for (uint32 i = 0; i < n; i++)
 			LEXICON_DF(l)[i] = pq_getmsgint64(buf);
-	validate_lexicon(l);
+	validate_lexicon(l, NULL);
 	PG_RETURN_POINTER(l);
 }

@@ -76,6 +76,9 @@ extern void nddup_buf_reserve(NddupBuf *buf, size_t extra);
 extern void nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len);
 extern void nddup_buf_free(NddupBuf *buf);
 extern void nddup_hashes_push(NddupHashes *hashes, uint64_t hash);
+/* array size (hashes) from which nddup_hashes_push_distinct deduplicates */
+#define NDDUP_DISTINCT_COMPACT	(1 << 20)
+extern void nddup_hashes_push_distinct(NddupHashes *hashes, uint64_t hash);
 extern void nddup_hashes_free(NddupHashes *hashes);
 
 /* normalization (src/normalize.c) */
@@ -152,6 +155,8 @@ typedef struct HammingBall
 } HammingBall;
 
 extern HammingBall *nddup_make_ball(uint64 center, int32 radius);
+struct StringInfoData;
+extern struct StringInfoData *nddup_recv_buffer(Datum arg, int need, const char *typname);
 extern Datum simhash64_in(PG_FUNCTION_ARGS);
 extern Datum simhash64_out(PG_FUNCTION_ARGS);
 

@@ -206,11 +206,11 @@ add_to_acc(void *arg, uint64_t hash)
 	nddup_simhash_add((NddupSimhashAcc *) arg, hash);
 }
 
-/* Shingle callback: collect the shingle into a hash array. */
+/* Shingle callback: collect the shingle into a set of hashes. */
 static void
 add_to_hashes(void *arg, uint64_t hash)
 {
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
 }
 
 /* qsort comparator for uint64 values. */

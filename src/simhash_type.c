@@ -50,11 +50,10 @@ hex_digit_value(char c)
 	return -1;
 }
 
-/* Parse the text form: optional 0x, then exactly 16 hex digits. */
-Datum
-simhash64_in(PG_FUNCTION_ARGS)
+/* Parse optional 0x and exactly 16 hex digits; false when str is not that. */
+static bool
+parse_simhash64(const char *str, uint64 *result)
 {
-	const char *str = PG_GETARG_CSTRING(0);
 	const char *p = str;
 	uint64		value = 0;
 	int			ndigits = 0;
@@ -66,14 +65,22 @@ simhash64_in(PG_FUNCTION_ARGS)
 		int			d = hex_digit_value(*p);
 
 		if (d < 0 || ndigits == 16)
-		{
-			ndigits = -1;
-			break;
-		}
+			return false;
 		value = (value << 4) | (uint64) d;
 		ndigits++;
 	}
-	if (ndigits != 16)
+	*result = value;
+	return ndigits == 16;
+}
+
+/* Parse the text form: optional 0x, then exactly 16 hex digits. */
+Datum
+simhash64_in(PG_FUNCTION_ARGS)
+{
+	const char *str = PG_GETARG_CSTRING(0);
+	uint64		value;
+
+	if (!parse_simhash64(str, &value))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
@@ -96,11 +103,30 @@ simhash64_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(out);
 }
 
+/*
+ * The message buffer argument of a receive function, after checking that it
+ * holds at least the need bytes of the type's fixed part: a shorter value is
+ * an invalid binary value (22P03), where the pq_getmsg* functions would
+ * raise the protocol violation of a truncated message instead.
+ */
+StringInfo
+nddup_recv_buffer(Datum arg, int need, const char *typname)
+{
+	StringInfo	buf = (StringInfo) DatumGetPointer(arg);
+
+	if (buf->len - buf->cursor < need)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary value for type %s: %d bytes, expected at least %d",
+						typname, buf->len - buf->cursor, need)));
+	return buf;
+}
+
 /* Binary input: 8 bytes, network order. */
 Datum
 simhash64_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 8, "simhash64");
 
 	PG_RETURN_SIMHASH64((uint64) pq_getmsgint64(buf));
 }
@@ -243,35 +269,32 @@ nddup_make_ball(uint64 center, int32 radius)
 	return ball;
 }
 
-/* Parse "<16 hex digits>/<radius>". */
+/* Parse "<16 hex digits>/<radius>", the radius one or two decimal digits. */
 Datum
 hamming_ball_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	char	   *slash = strchr(str, '/');
-	char	   *copy;
-	char	   *end;
-	long		radius;
+	const char *r;
+	int			radius = 0;
 	uint64		center;
 
-	if (slash == NULL || slash[1] == '\0')
+	if (slash == NULL ||
+		!parse_simhash64(pnstrdup(str, slash - str), &center))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
 						"hamming_ball", str),
 				 errhint("A hamming_ball is written as a simhash64 value, \"/\" and a radius, e.g. \"00ff00ff00ff00ff/3\".")));
-	copy = pnstrdup(str, slash - str);
-	center = DatumGetSimhash64(DirectFunctionCall1(simhash64_in,
-												   CStringGetDatum(copy)));
-	errno = 0;
-	radius = strtol(slash + 1, &end, 10);
-	if (*end != '\0' || errno != 0 || radius < 0 || radius > 64)
+	for (r = slash + 1; *r >= '0' && *r <= '9' && r - slash <= 2; r++)
+		radius = radius * 10 + (*r - '0');
+	if (r == slash + 1 || *r != '\0' || radius > 64)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
 						"hamming_ball", str),
 				 errhint("The radius must be an integer between 0 and 64.")));
-	PG_RETURN_POINTER(nddup_make_ball(center, (int32) radius));
+	PG_RETURN_POINTER(nddup_make_ball(center, radius));
 }
 
 /* Print "<16 hex digits>/<radius>". */
@@ -289,10 +312,15 @@ hamming_ball_out(PG_FUNCTION_ARGS)
 Datum
 hamming_ball_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 12, "hamming_ball");
 	uint64		center = (uint64) pq_getmsgint64(buf);
 	int32		radius = pq_getmsgint(buf, 4);
 
+	if (radius < 0 || radius > 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary hamming_ball: radius %d is out of range", radius),
+				 errdetail("The radius must be between 0 and 64.")));
 	PG_RETURN_POINTER(nddup_make_ball(center, radius));
 }
 

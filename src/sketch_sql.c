@@ -86,14 +86,17 @@ unit_name(int unit)
 	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
 }
 
-/* Hash callback: collect the shingle hashes. */
+/* Hash callback: collect the shingle hashes (repeats may be dropped). */
 static void
 push_shingle(void *arg, uint64_t hash)
 {
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
 }
 
-/* The shingle hashes of a text (repeats kept), in palloc'd memory. */
+/*
+ * The shingle hashes of a text, in palloc'd memory: every distinct hash,
+ * some repeats (min-hash and shingle sets depend on the set only).
+ */
 static void
 collect_shingles(text *doc, int32 size, NddupUnit unit, NddupHashes *hashes)
 {
@@ -219,6 +222,17 @@ parse_hex(const char **p, int maxdigits, uint64 *value)
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
 			 errmsg("invalid input syntax for type %s: \"%s\"", typname, str), \
 			 errdetail(__VA_ARGS__)))
+
+/* A value read by an input function (str) or a receive function (NULL) is invalid. */
+#define INVALID_VALUE(typname, str, ...) \
+	do { \
+		if ((str) != NULL) \
+			SYNTAX_ERROR(typname, str, __VA_ARGS__); \
+		ereport(ERROR, \
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), \
+				 errmsg("invalid binary value for type %s", typname), \
+				 errdetail(__VA_ARGS__))); \
+	} while (0)
 
 /* ----------------------------------------------------------------
  *		shingleset
@@ -599,32 +613,33 @@ shingleset_to_array(PG_FUNCTION_ARGS)
 static void
 validate_set(const ShingleSet *s, const char *str)
 {
-	const char *what = str ? str : "(binary)";
-
 	if (s->size < 1 || s->size > NDDUP_MAX_SHINGLE_SIZE)
-		SYNTAX_ERROR("shingleset", what, "The shingle size must be between 1 and %d.",
+		INVALID_VALUE("shingleset", str, "The shingle size must be between 1 and %d.",
 					 NDDUP_MAX_SHINGLE_SIZE);
 	if (s->kind > SET_MOD || s->unit > NDDUP_UNIT_CHAR ||
 		(s->kind == SET_EXACT && s->param != 0))
-		SYNTAX_ERROR("shingleset", what, "Invalid kind, unit or parameter.");
+		INVALID_VALUE("shingleset", str, "Invalid kind, unit or parameter.");
+	if (s->cardinality > PG_INT64_MAX)
+		INVALID_VALUE("shingleset", str, "The number of shingles n must be at most %lld.",
+					  (long long) PG_INT64_MAX);
 	if (s->kind == SET_EXACT && s->nitems != s->cardinality)
-		SYNTAX_ERROR("shingleset", what, "An exact set of n=%llu shingles has %u hashes.",
+		INVALID_VALUE("shingleset", str, "An exact set of n=%llu shingles has %u hashes.",
 					 (unsigned long long) s->cardinality, s->nitems);
 	if (s->kind == SET_BOTTOM &&
 		(s->param < 1 || s->param > SHINGLESET_MAX_S ||
 		 s->nitems != Min((uint64) s->param, s->cardinality)))
-		SYNTAX_ERROR("shingleset", what, "A bottom-s sample holds min(s, n) hashes, s between 1 and %d.",
+		INVALID_VALUE("shingleset", str, "A bottom-s sample holds min(s, n) hashes, s between 1 and %d.",
 					 SHINGLESET_MAX_S);
 	if (s->kind == SET_MOD && (s->param < 1 || s->param > PG_INT32_MAX ||
 							   s->nitems > s->cardinality))
-		SYNTAX_ERROR("shingleset", what, "A mod-m sample holds at most n hashes, m between 1 and %d.",
+		INVALID_VALUE("shingleset", str, "A mod-m sample holds at most n hashes, m between 1 and %d.",
 					 PG_INT32_MAX);
 	for (uint32 i = 0; i < s->nitems; i++)
 	{
 		if (i > 0 && s->items[i] <= s->items[i - 1])
-			SYNTAX_ERROR("shingleset", what, "Hashes must be distinct and in ascending order.");
+			INVALID_VALUE("shingleset", str, "Hashes must be distinct and in ascending order.");
 		if (s->kind == SET_MOD && s->items[i] % s->param != 0)
-			SYNTAX_ERROR("shingleset", what, "Hash %016llx of a mod-%u sample is not 0 mod %u.",
+			INVALID_VALUE("shingleset", str, "Hash %016llx of a mod-%u sample is not 0 mod %u.",
 						 (unsigned long long) s->items[i], s->param, s->param);
 	}
 }
@@ -744,7 +759,7 @@ shingleset_send(PG_FUNCTION_ARGS)
 Datum
 shingleset_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 20, "shingleset");
 	ShingleSet	hdr;
 	ShingleSet *s;
 
@@ -1224,15 +1239,13 @@ super_shingle_keys(PG_FUNCTION_ARGS)
 static void
 validate_minhash(const MinhashSketch *m, const char *str)
 {
-	const char *what = str ? str : "(binary)";
-
 	if (m->method > NDDUP_MINHASH_OPH || m->unit > NDDUP_UNIT_CHAR ||
 		m->size < 1 || m->size > NDDUP_MAX_SHINGLE_SIZE ||
 		m->k < 1 || m->k > NDDUP_MINHASH_MAX_K ||
 		(m->bits != 1 && m->bits != 2 && m->bits != 4 && m->bits != 8 &&
 		 m->bits != 16 && m->bits != 32) ||
 		(m->flags & ~MINHASH_EMPTY_DOC) != 0)
-		SYNTAX_ERROR("minhash_sketch", what, "A parameter is out of range (k must be between 1 and %d).",
+		INVALID_VALUE("minhash_sketch", str, "A parameter is out of range (k must be between 1 and %d).",
 					 NDDUP_MINHASH_MAX_K);
 	if (m->bits == 32)
 	{
@@ -1241,7 +1254,7 @@ validate_minhash(const MinhashSketch *m, const char *str)
 			bool		empty = MINHASH_VALUES(m)[i] == NDDUP_MINHASH_EMPTY;
 
 			if (empty != ((m->flags & MINHASH_EMPTY_DOC) != 0))
-				SYNTAX_ERROR("minhash_sketch", what, "Value ffffffff stands for \"empty\" only.");
+				INVALID_VALUE("minhash_sketch", str, "Value ffffffff stands for \"empty\" only.");
 		}
 		if (m->method == NDDUP_MINHASH_OPH)
 		{
@@ -1250,8 +1263,24 @@ validate_minhash(const MinhashSketch *m, const char *str)
 			for (int i = 0; i < m->k; i++)
 				borrowed += (MINHASH_BORROWED(m)[i >> 3] >> (i & 7)) & 1;
 			if (!(m->flags & MINHASH_EMPTY_DOC) && borrowed == m->k)
-				SYNTAX_ERROR("minhash_sketch", what, "At least one bin must not be borrowed.");
+				INVALID_VALUE("minhash_sketch", str, "At least one bin must not be borrowed.");
+			if ((m->flags & MINHASH_EMPTY_DOC) && borrowed != 0)
+				INVALID_VALUE("minhash_sketch", str, "A sketch of a document without shingles has no borrowed bins.");
+			if ((m->k & 7) != 0 && (MINHASH_BORROWED(m)[m->k >> 3] >> (m->k & 7)) != 0)
+				INVALID_VALUE("minhash_sketch", str, "The unused bits of the borrowed-bin bitmap must be zero.");
 		}
+	}
+	else
+	{
+		size_t		nbits = (size_t) m->k * m->bits;
+
+		if ((nbits & 7) != 0 && (m->data[nbits >> 3] >> (nbits & 7)) != 0)
+			INVALID_VALUE("minhash_sketch", str, "The unused bits of a %d-bit sketch must be zero.", m->bits);
+		if (m->flags & MINHASH_EMPTY_DOC)
+			for (int i = 0; i < m->k; i++)
+				if (nddup_bbit_get(m->data, i, m->bits) != (NDDUP_MINHASH_EMPTY >> (32 - m->bits)))
+					INVALID_VALUE("minhash_sketch", str, "A %d-bit sketch of a document without shingles has all bits set.",
+								  m->bits);
 	}
 }
 
@@ -1398,7 +1427,7 @@ minhash_send(PG_FUNCTION_ARGS)
 Datum
 minhash_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 12, "minhash_sketch");
 	int			version = pq_getmsgbyte(buf);
 	int			method = pq_getmsgbyte(buf);
 	int			bits = pq_getmsgbyte(buf);

@@ -89,6 +89,11 @@ utf8_to_text(const char *utf8, size_t len)
 
 	if (len == 0)
 		return cstring_to_text_with_len("", 0);
+	if (len > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("normalized text is too long (%zu bytes)", len),
+				 errdetail("A text value holds at most %zu bytes.", (size_t) (MaxAllocSize - VARHDRSZ))));
 	server = pg_any_to_server(utf8, (int) len, PG_UTF8);
 	if (server == utf8)
 		return cstring_to_text_with_len(utf8, (int) len);
@@ -113,15 +118,66 @@ normalize_text(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(result);
 }
 
-/* Token callback of tokens_text: one array element per token. */
+/*
+ * The text[] of the tokens is built in two passes over the normalized text:
+ * the first counts the tokens and the array's bytes (so that a too large
+ * result is a clean 54000 before anything big is allocated), the second
+ * copies the tokens into the array.
+ */
+typedef struct TokenArray
+{
+	bool		convert;		/* database encoding is not UTF8 or SQL_ASCII */
+	size_t		n;				/* tokens seen */
+	Size		bytes;			/* bytes of the elements seen */
+	char	   *data;			/* second pass: where the next element goes */
+} TokenArray;
+
+/* The bytes of a token in the database encoding (palloc'd when converted). */
+static const char *
+token_in_server_encoding(TokenArray *a, const char *token, size_t len, size_t *outlen)
+{
+	char	   *server;
+
+	if (!a->convert)
+	{
+		*outlen = len;
+		return token;
+	}
+	server = pg_any_to_server(token, (int) len, PG_UTF8);
+	*outlen = strlen(server);
+	return server;
+}
+
+/*
+ * Token callback: in the first pass (data NULL) count the token and its
+ * element's bytes, in the second append it as the next element.
+ */
 static void
 add_token(void *arg, const char *token, size_t len)
 {
-	ArrayBuildState *state = (ArrayBuildState *) arg;
+	TokenArray *a = (TokenArray *) arg;
+	size_t		outlen;
+	const char *out = token_in_server_encoding(a, token, len, &outlen);
 
 	CHECK_FOR_INTERRUPTS();
-	accumArrayResult(state, PointerGetDatum(utf8_to_text(token, len)),
-					 false, TEXTOID, CurrentMemoryContext);
+	if (a->data == NULL)
+	{
+		a->n++;
+		a->bytes += INTALIGN(VARHDRSZ + outlen);
+		if (a->n > MaxArraySize || a->bytes > MaxAllocSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many tokens for an array (more than %zu, or more than %zu bytes)",
+							(size_t) MaxArraySize, (size_t) MaxAllocSize)));
+	}
+	else
+	{
+		SET_VARSIZE(a->data, VARHDRSZ + outlen);
+		memcpy(VARDATA(a->data), out, outlen);
+		a->data += INTALIGN(VARHDRSZ + outlen);
+	}
+	if (out != token)
+		pfree((char *) out);
 }
 
 /* tokens(text): the tokens of the normalized text, in order. */
@@ -132,13 +188,32 @@ tokens_text(PG_FUNCTION_ARGS)
 	size_t		len;
 	char	   *utf8 = nddup_text_to_utf8(doc, &len);
 	NddupBuf	norm = {0};
-	ArrayBuildState *state;
+	TokenArray	a = {0};
+	Size		total;
+	ArrayType  *result;
 
 	nddup_normalize(utf8, len, &norm);
-	state = initArrayResult(TEXTOID, CurrentMemoryContext, false);
-	if (nddup_tokenize(norm.data, norm.len, add_token, state) == 0)
+	a.convert = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
+	nddup_tokenize(norm.data, norm.len, add_token, &a);
+	if (a.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
-	PG_RETURN_DATUM(makeArrayResult(state, CurrentMemoryContext));
+	total = ARR_OVERHEAD_NONULLS(1) + a.bytes;
+	if (!AllocSizeIsValid(total))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("array size exceeds the maximum allowed (%d)", (int) MaxAllocSize)));
+	result = (ArrayType *) palloc0(total);
+	SET_VARSIZE(result, total);
+	result->ndim = 1;
+	result->dataoffset = 0;
+	result->elemtype = TEXTOID;
+	ARR_DIMS(result)[0] = (int) a.n;
+	ARR_LBOUND(result)[0] = 1;
+	a.data = ARR_DATA_PTR(result);
+	nddup_tokenize(norm.data, norm.len, add_token, &a);
+	Assert(a.data == (char *) result + total);
+	nddup_buf_free(&norm);
+	PG_RETURN_ARRAYTYPE_P(result);
 }
 
 /* Hash callback of shingles_text: collect the hashes. */
@@ -175,12 +250,13 @@ shingles_text(PG_FUNCTION_ARGS)
 
 	if (hashes.len == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));
-	if (hashes.len > MaxArraySize)
+	if (hashes.len > MaxArraySize ||
+		!AllocSizeIsValid(ARR_OVERHEAD_NONULLS(1) + hashes.len * sizeof(int64)))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many shingles (%zu)", hashes.len),
-				 errdetail("An array holds at most %d elements.",
-						   (int) MaxArraySize)));
+				 errdetail("A bigint array holds at most %zu elements.",
+						   (size_t) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / sizeof(int64)))));
 	elems = palloc_extended(hashes.len * sizeof(Datum), MCXT_ALLOC_HUGE);
 	for (i = 0; i < hashes.len; i++)
 		elems[i] = Int64GetDatum((int64) hashes.items[i]);

@@ -1451,7 +1451,11 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;
-	rel = table_open(PG_GETARG_OID(0), AccessShareLock);
+	rel = try_table_open(PG_GETARG_OID(0), AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", PG_GETARG_OID(0))));
 	if (rel->rd_rel->relkind != RELKIND_RELATION &&
 		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,

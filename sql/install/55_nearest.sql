@@ -20,6 +20,10 @@ DECLARE
 	ids bigint[];
 	distances integer[];
 BEGIN
+	IF NOT EXISTS (SELECT FROM pg_class WHERE oid = rel) THEN
+		RAISE EXCEPTION 'relation with OID % does not exist', rel::oid
+			USING ERRCODE = '42P01';
+	END IF;
 	IF n < 1 THEN
 		RAISE EXCEPTION 'number of neighbours % is out of range', n
 			USING ERRCODE = '22023', HINT = 'Ask for at least one neighbour.';

@@ -421,6 +421,36 @@ test_sets(void)
 	}
 }
 
+/*
+ * nddup_hashes_push_distinct: the set of the pushed hashes is kept, and the
+ * array stays near the number of distinct hashes however many are pushed.
+ */
+static void
+test_push_distinct(void)
+{
+	static const size_t distinct[] = {1, 1000, 3 * NDDUP_DISTINCT_COMPACT};
+
+	for (size_t d = 0; d < sizeof(distinct) / sizeof(distinct[0]); d++)
+	{
+		NddupHashes h = {0};
+		size_t		n = distinct[d] == 3 * NDDUP_DISTINCT_COMPACT ? distinct[d] : 5 * NDDUP_DISTINCT_COMPACT;
+		size_t		u;
+		bool		ok = true;
+
+		/* value i % distinct, scrambled; every distinct value occurs */
+		for (size_t i = 0; i < n; i++)
+			nddup_hashes_push_distinct(&h, ((uint64_t) (i % distinct[d]) + 1) * UINT64_C(0x9e3779b97f4a7c15));
+		CHECK(distinct[d] > NDDUP_DISTINCT_COMPACT || h.cap <= 2 * NDDUP_DISTINCT_COMPACT,
+			  "push_distinct of %zu values: capacity %zu", distinct[d], h.cap);
+		u = nddup_sort_unique(h.items, h.len);
+		CHECK(u == distinct[d], "push_distinct keeps %zu distinct values, not %zu", distinct[d], u);
+		for (size_t i = 0; i < u && ok; i++)
+			ok = nddup_sorted_contains(h.items, u, ((uint64_t) i + 1) * UINT64_C(0x9e3779b97f4a7c15));
+		CHECK(ok, "push_distinct keeps every value of %zu", distinct[d]);
+		nddup_hashes_free(&h);
+	}
+}
+
 /* Run every min-hash test; returns the number of failures. */
 int
 run_minhash_tests(void)
@@ -433,6 +463,7 @@ run_minhash_tests(void)
 	test_bbit();
 	test_super_shingle_keys();
 	test_sets();
+	test_push_distinct();
 	printf("minhash: %d checks, %d failed\n", mh_checks, mh_failures);
 	return mh_failures;
 }
