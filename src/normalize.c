@@ -68,7 +68,6 @@ typedef struct NormState
 	uint32_t   *seg;			/* decomposed code points of the segment */
 	size_t		seg_len;
 	size_t		seg_cap;
-	const uint8_t *no_gt_from;	/* no '>' at or after this point (or NULL) */
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -549,17 +548,21 @@ match_ci(const uint8_t *p, const uint8_t *end, const char *w)
 	return true;
 }
 
-/* First '>' at or after from, or NULL; remembers failures. */
+/*
+ * First '>' at or after from, or NULL.  *no_gt_from (NULL or a position with
+ * no '>' at or after it) remembers failures, which keeps markup parsing
+ * linear on texts with many '<' and no '>'.
+ */
 static const uint8_t *
-find_gt(NormState *st, const uint8_t *from, const uint8_t *end)
+find_gt(const uint8_t **no_gt_from, const uint8_t *from, const uint8_t *end)
 {
 	const uint8_t *r;
 
-	if (st->no_gt_from != NULL && from >= st->no_gt_from)
+	if (*no_gt_from != NULL && from >= *no_gt_from)
 		return NULL;
 	r = memchr(from, '>', end - from);
 	if (r == NULL)
-		st->no_gt_from = from;
+		*no_gt_from = from;
 	return r;
 }
 
@@ -614,7 +617,7 @@ find_comment_end(const uint8_t *from, const uint8_t *end)
  * the '<' is literal text) and sets *separator if it stands for a space.
  */
 static size_t
-parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
+parse_markup(const uint8_t **no_gt_from, const uint8_t *p, const uint8_t *end,
 			 bool *separator)
 {
 	static const char *const rawtext[] = {"script", "style"};
@@ -648,7 +651,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 		if (!match_ci(p + 1, end, name) || end - p < (long) len + 2 ||
 			!is_name_end(p[1 + len]))
 			continue;
-		gt = find_gt(st, p + 1 + len, end);
+		gt = find_gt(no_gt_from, p + 1 + len, end);
 		if (gt == NULL)
 			return 0;
 		*separator = true;
@@ -662,7 +665,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 			if (end - q < (long) len + 3 || q[1] != '/' ||
 				!match_ci(q + 2, end, name) || !is_name_end(q[2 + len]))
 				continue;
-			close = find_gt(st, q + 2 + len, end);
+			close = find_gt(no_gt_from, q + 2 + len, end);
 			return close ? (size_t) (close + 1 - p) : (size_t) (end - p);
 		}
 		return end - p;
@@ -671,7 +674,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 	/* any other tag */
 	if (is_alpha(c) || c == '/' || c == '!' || c == '?')
 	{
-		gt = find_gt(st, p + 1, end);
+		gt = find_gt(no_gt_from, p + 1, end);
 		if (gt == NULL)
 			return 0;
 		*separator = !is_inline_tag(p, gt);
@@ -808,13 +811,44 @@ ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 	return p;
 }
 
-/* Common driver of nddup_normalize and nddup_nfkc. */
-static void
-normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
+/*
+ * May a normalization that is allowed to stop end before p?  p must hold a
+ * plain ASCII separator and the next PART_LOOKAHEAD bytes (or all up to the
+ * end) must be ASCII, so that the caller's ASCII scanner can go on from p.
+ */
+#define PART_LOOKAHEAD	16
+
+static bool
+may_stop_at(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *q;
+	const uint8_t *last = end - p > PART_LOOKAHEAD ? p + 1 + PART_LOOKAHEAD : end;
+
+	if (ascii_class[*p] != 1)
+		return false;
+	for (q = p + 1; q < last; q++)
+		if (*q >= 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * Common driver of nddup_normalize, nddup_nfkc and nddup_normalize_part:
+ * normalize src[from..len), where markup may extend up to len.  When
+ * stop_after < len, stop at the first position p >= stop_after, between
+ * two characters of the top-level loop, that may_stop_at accepts; returns
+ * the position where it stopped (len if it did not).  *no_gt_from is the
+ * memory of find_gt.
+ */
+static size_t
+normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
+				   NddupBuf *out, bool raw, const uint8_t **no_gt_from)
 {
 	NormState	st;
-	const uint8_t *p = (const uint8_t *) src;
-	const uint8_t *end = len > 0 ? p + len : p;
+	const uint8_t *base = (const uint8_t *) src;
+	const uint8_t *p = len > 0 ? base + from : base;
+	const uint8_t *end = len > 0 ? base + len : base;
+	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
 
 	st.out = out;
 	st.raw = raw;
@@ -823,9 +857,8 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 	st.seg = st.seg_local;
 	st.seg_len = 0;
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
-	st.no_gt_from = NULL;
 
-	nddup_buf_reserve(out, len + 1);
+	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
 	while (p < end)
 	{
 		uint8_t		c = *p;
@@ -833,15 +866,26 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 
 		if (!raw && ascii_class[c] != 0)
 		{
+			const uint8_t *run_end = end;
+
+			if (stop_from != NULL && p >= stop_from)
+			{
+				if (may_stop_at(p, end))
+					break;
+				/* look again at the next separator */
+				for (run_end = p + 1; run_end < end && ascii_class[*run_end] > 1;)
+					run_end++;
+			}
+
 			/*
 			 * Plain ASCII.  The last byte before a non-ASCII character, '<'
 			 * or '&' may compose with a following combining mark: it goes
 			 * through the general path.
 			 */
-			if (p + 1 < end && ascii_class[p[1]] != 0)
+			if (p + 1 < run_end && ascii_class[p[1]] != 0)
 			{
 				segment_flush(&st);
-				p = ascii_run(&st, p, end);
+				p = ascii_run(&st, p, run_end);
 			}
 			process_cp(&st, *p);
 			p++;
@@ -851,7 +895,7 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 		if (!raw && c == '<')
 		{
 			bool		separator = false;
-			size_t		n = parse_markup(&st, p, end, &separator);
+			size_t		n = parse_markup(no_gt_from, p, end, &separator);
 
 			if (n > 0)
 			{
@@ -884,6 +928,7 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 	segment_flush(&st);
 	if (st.seg != st.seg_local)
 		nddup_free_hook(st.seg);
+	return (size_t) (p - base);
 }
 
 /*
@@ -893,7 +938,9 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 void
 nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
-	normalize_internal(src, len, out, false);
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, false, &no_gt_from);
 }
 
 /*
@@ -904,7 +951,69 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 void
 nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
-	normalize_internal(src, len, out, true);
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, true, &no_gt_from);
+}
+
+/*
+ * Append to out the normalized form of src[from..stop), where stop is the
+ * return value: the first position at or after stop_after that holds a
+ * plain ASCII separator (not '<' or '&') followed by ASCII bytes, or len.
+ * Markup that starts before stop may extend to len, as in nddup_normalize.
+ *
+ * from must be a position where nddup_normalize(src, len) starts a
+ * character at its top level with an empty composition segment: 0, or a
+ * byte that it reads as an ASCII separator (literal, or the '<' of markup
+ * that stands for a separator, or the '&' of a reference to one).  Then the
+ * words of the result are exactly the words that nddup_normalize(src, len)
+ * writes for src[from..stop): an ASCII separator flushes the segment and
+ * never composes with what precedes it, so nothing before from changes
+ * them, and the separator at stop ends the last of them.  *no_gt_from is
+ * the memory of the markup parser, shared by the calls on one text (NULL at
+ * first).
+ */
+size_t
+nddup_normalize_part(const char *src, size_t len, size_t from,
+					 size_t stop_after, NddupBuf *out, const char **no_gt_from)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		stop = normalize_internal(src, from, len, stop_after, out,
+										  false, &no_gt);
+
+	*no_gt_from = (const char *) no_gt;
+	return stop;
+}
+
+/*
+ * Length of the markup that starts at p ('<'), as nddup_normalize reads
+ * it: 0 if the '<' is text; *separator tells whether it stands for a space.
+ */
+size_t
+nddup_markup_length(const char *p, const char *end, bool *separator,
+					const char **no_gt_from)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		n;
+
+	*separator = false;
+	n = parse_markup(&no_gt, (const uint8_t *) p, (const uint8_t *) end,
+					 separator);
+	*no_gt_from = (const char *) no_gt;
+	return n;
+}
+
+/*
+ * The character reference that starts at p ('&'), as nddup_normalize reads
+ * it: its code points in cps, their number (0 if the '&' is text) as the
+ * result, its length in *consumed.
+ */
+int
+nddup_char_reference(const char *p, const char *end, uint32_t cps[2],
+					 size_t *consumed)
+{
+	return parse_entity((const uint8_t *) p, (const uint8_t *) end, cps,
+						consumed);
 }
 
 /* Version of the Unicode Character Database the tables come from. */
