@@ -9,8 +9,8 @@
  * the generated tables (src/unicode_tables.h, src/html_entities.h), never
  * on the locale, the collation or the platform.
  *
- * Plain ASCII without '<' and '&' takes a fast path (one table lookup per
- * byte).  Everything else goes through the general path: code points are
+ * Plain ASCII without '<' and '&' takes a fast path (64 bytes classified at
+ * a time, words copied).  Everything else goes through the general path: code points are
  * decomposed (NFKD) into a segment buffer; at each safe boundary (a starter
  * that cannot compose with what precedes it) the segment is put in
  * canonical order, composed, case folded and classified.
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "nddup.h"
+#include "ascii_block.h"
 #include "unicode_tables.h"
 #include "html_entities.h"
 
@@ -777,33 +778,88 @@ parse_entity(const uint8_t *p, const uint8_t *end, uint32_t cps[2],
 
 /*
  * Fast path from p, a byte of class > 0, while the next byte is of class > 0
- * too: lower-case and classify, without branches on the data.  Returns the
- * last byte of the run, not processed: it may compose with what follows.
+ * too, NDDUP_BLOCK bytes at a time: each word (run of letters and digits)
+ * is copied lower-cased, each run of separators becomes one pending space.
+ * Returns the last byte of the run, not processed: it may compose with what
+ * follows.
  */
 static const uint8_t *
 ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 {
 	NddupBuf   *out = st->out;
 	char	   *o;
-	const uint8_t *last = end - 1;
-	unsigned	have_word = st->have_word;
-	unsigned	pend_space = st->pend_space;
+	bool		have_word = st->have_word;
+	bool		pend_space = st->pend_space;
+	uint8_t		lower[NDDUP_BLOCK + 16];
+	uint8_t		tail[NDDUP_BLOCK];
 
-	/* at most one byte out per byte in, plus a pending space and a spare */
-	nddup_buf_reserve(out, (end - p) + 2);
+	/*
+	 * At most one byte out per byte in, plus a pending space; 16 more for
+	 * the 16-byte copies of short words (scratch beyond len).
+	 */
+	nddup_buf_reserve(out, (end - p) + 1 + 16);
 	o = out->data + out->len;
-	while (p < last && ascii_class[p[1]] != 0)
+	memset(lower + NDDUP_BLOCK, 0, 16);
+	for (;;)
 	{
-		uint8_t		v = ascii_class[*p++];
-		unsigned	word = v > 1;
-		unsigned	space = pend_space & word;
+		size_t		avail = end - p;
+		const uint8_t *block = p;
+		uint64_t	word;
+		uint64_t	special;
+		size_t		n;
+		size_t		i = 0;
+		bool		whole;
 
-		/* writes past the end are scratch, overwritten or beyond len */
-		o[0] = ' ';
-		o[space] = (char) v;
-		o += space + word;
-		have_word |= word;
-		pend_space = have_word & (word ^ 1);
+		if (avail < NDDUP_BLOCK)
+		{
+			/* the last bytes, then bytes that end the run */
+			memset(tail, 0x80, NDDUP_BLOCK);
+			memcpy(tail, p, avail);
+			block = tail;
+		}
+		nddup_classify_block(block, &word, &special, lower);
+
+		/*
+		 * The run goes on past this block when the block and the next byte
+		 * are plain; otherwise process all of it but its last byte.
+		 */
+		n = special != 0 ? (size_t) __builtin_ctzll(special) : NDDUP_BLOCK;
+		whole = n == NDDUP_BLOCK && avail > NDDUP_BLOCK &&
+			ascii_class[p[NDDUP_BLOCK]] != 0;
+		if (!whole)
+			n--;
+		word &= nddup_low_bits(n);
+
+		while (i < n)
+		{
+			uint64_t	rest = word >> i;
+			size_t		e;
+
+			if (rest & 1)
+			{
+				/* a word: [i, e) */
+				e = ~rest == 0 ? NDDUP_BLOCK : i + (size_t) __builtin_ctzll(~rest);
+				if (pend_space)
+					*o++ = ' ';
+				if (e - i <= 16)
+					memcpy(o, lower + i, 16);
+				else
+					memcpy(o, lower + i, e - i);
+				o += e - i;
+				have_word = true;
+				pend_space = false;
+			}
+			else
+			{
+				/* separators: [i, e) */
+				e = rest != 0 ? i + (size_t) __builtin_ctzll(rest) : n;
+				pend_space = have_word;
+			}
+			i = e;
+		}
+		p += n;
+		if (!whole)
+			break;
 	}
 	out->len = o - out->data;
 	st->have_word = have_word;

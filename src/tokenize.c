@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "nddup.h"
+#include "ascii_block.h"
 #include "unicode_tables.h"
 
 /* XXH3-64 of len bytes with the nddup seed (inlined here). */
@@ -57,6 +58,26 @@ store_le64(uint8_t *p, uint64_t v)
 #else
 #define NOINLINE
 #endif
+
+/* XXH3-64 of a long token, out of line. */
+static NOINLINE uint64_t
+hash_long(const uint8_t *bytes, size_t len)
+{
+	return hash_bytes(bytes, len);
+}
+
+/*
+ * XXH3-64 of a token or a character shingle, as hash_bytes.  The scanner
+ * and char_shingles are flattened, so short inputs are hashed inline there
+ * (the length test lets the compiler drop XXH3's long paths).
+ */
+static ALWAYS_INLINE uint64_t
+token_hash(const uint8_t *bytes, size_t len)
+{
+	if (len <= 16)
+		return XXH3_64bits_withSeed(bytes, len, NDDUP_HASH_SEED);
+	return hash_long(bytes, len);
+}
 
 #define BYTES_01	UINT64_C(0x0101010101010101)
 #define BYTES_20	UINT64_C(0x2020202020202020)
@@ -393,6 +414,9 @@ push_normalized_tokens(WordShingler *ws, const uint8_t *s, size_t len)
 }
 
 /* Character shingles of the normalized text norm[0..len) into a sink. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((flatten))
+#endif
 static void
 char_shingles(const char *norm, size_t len, size_t w, HashSink *sink)
 {
@@ -407,7 +431,7 @@ char_shingles(const char *norm, size_t len, size_t w, HashSink *sink)
 	{
 		i++;
 		if (++n >= w)
-			sink_push(sink, hash_bytes(s + i - w, w));
+			sink_push(sink, token_hash(s + i - w, w));
 	}
 	/* the ring of starts for the general loop below */
 	for (size_t back = 0; back < w && back < n; back++)
@@ -427,12 +451,12 @@ char_shingles(const char *norm, size_t len, size_t w, HashSink *sink)
 			slot = 0;
 		/* code points n - w .. n - 1; the oldest start is at slot n % w */
 		if (n >= w)
-			sink_push(sink, hash_bytes(s + starts[slot], i - starts[slot]));
+			sink_push(sink, token_hash(s + starts[slot], i - starts[slot]));
 	}
 
 	/* fewer code points than w: one shingle of the whole text */
 	if (n > 0 && n < w)
-		sink_push(sink, hash_bytes(s, len));
+		sink_push(sink, hash_long(s, len));
 }
 
 /* A per-hash callback and its argument, fed from batches. */
@@ -511,134 +535,6 @@ nddup_shingle_hashes(const char *norm, size_t len, int size, NddupUnit unit,
  * ----------------------------------------------------------------
  */
 
-/* Bytes looked at a time. */
-#define BLOCK	64
-
-/* Scanner class of each byte: SC_WORD, SC_SPECIAL or 0 (a separator). */
-#define SC_WORD		1			/* ASCII letter or digit */
-#define SC_SPECIAL	2			/* '<', '&' or not ASCII */
-
-static const uint8_t scan_class[256] = {
-	/* 0x00 - 0x1F: controls */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x20 - 0x2F: space ! " # $ % & ' ( ) * + , - . / */
-	0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x30 - 0x3F: digits : ; < = > ? */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 2, 0, 0, 0,
-	/* 0x40 - 0x5F: @ A-Z [ \ ] ^ _ */
-	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
-	/* 0x60 - 0x7F: ` a-z { | } ~ DEL */
-	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
-	/* 0x80 - 0xFF: not ASCII */
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
-};
-
-/*
- * Classify the BLOCK bytes at p: bit i of *word is set when p[i] is an
- * ASCII letter or digit, bit i of *special when p[i] is '<', '&' or not
- * ASCII; lower[i] = p[i] | 0x20, which is the lower case of a letter and
- * leaves a digit unchanged.  SSE2 (every x86-64) where available, else a
- * table lookup per byte; both give the same result (test/unit builds both).
- */
-#if defined(__SSE2__) && !defined(NDDUP_NO_SIMD)
-#include <emmintrin.h>
-
-static ALWAYS_INLINE void
-classify_block(const uint8_t *p, uint64_t *word, uint64_t *special,
-			   uint8_t *lower)
-{
-	const __m128i case_bit = _mm_set1_epi8(0x20);
-	const __m128i letter_shift = _mm_set1_epi8((char) (0x80 - 'a'));
-	const __m128i letter_limit = _mm_set1_epi8((char) (-128 + 26));
-	const __m128i digit_shift = _mm_set1_epi8((char) (0x80 - '0'));
-	const __m128i digit_limit = _mm_set1_epi8((char) (-128 + 10));
-	const __m128i lt = _mm_set1_epi8('<');
-	const __m128i amp = _mm_set1_epi8('&');
-	uint64_t	w = 0;
-	uint64_t	sp = 0;
-
-	for (int k = 0; k < BLOCK / 16; k++)
-	{
-		__m128i		v = _mm_loadu_si128((const __m128i *) (p + 16 * k));
-		__m128i		lo = _mm_or_si128(v, case_bit);
-
-		/*
-		 * x - lo < n (unsigned) is x + (0x80 - lo) < -128 + n (signed):
-		 * letters after setting the case bit, then digits
-		 */
-		__m128i		letter = _mm_cmplt_epi8(_mm_add_epi8(lo, letter_shift),
-											letter_limit);
-		__m128i		digit = _mm_cmplt_epi8(_mm_add_epi8(v, digit_shift),
-										   digit_limit);
-		__m128i		markup = _mm_or_si128(_mm_cmpeq_epi8(v, lt),
-										  _mm_cmpeq_epi8(v, amp));
-
-		_mm_storeu_si128((__m128i *) (lower + 16 * k), lo);
-		w |= (uint64_t) (uint16_t) _mm_movemask_epi8(_mm_or_si128(letter, digit)) << (16 * k);
-		/* the sign bit of v: not ASCII */
-		sp |= (uint64_t) (uint16_t) (_mm_movemask_epi8(markup) |
-									 _mm_movemask_epi8(v)) << (16 * k);
-	}
-	*word = w;
-	*special = sp;
-}
-#else
-static ALWAYS_INLINE void
-classify_block(const uint8_t *p, uint64_t *word, uint64_t *special,
-			   uint8_t *lower)
-{
-	uint64_t	w = 0;
-	uint64_t	sp = 0;
-
-	for (int i = 0; i < BLOCK; i++)
-	{
-		uint8_t		c = scan_class[p[i]];
-
-		w |= (uint64_t) (c & SC_WORD) << i;
-		sp |= (uint64_t) (c >> 1) << i;
-		lower[i] = p[i] | 0x20;
-	}
-	*word = w;
-	*special = sp;
-}
-#endif
-
-/* Bits 0 .. n - 1 (n <= 64). */
-static inline uint64_t
-low_bits(size_t n)
-{
-	return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
-}
-
-/* XXH3-64 of a long token, out of line. */
-static NOINLINE uint64_t
-hash_long(const uint8_t *bytes, size_t len)
-{
-	return hash_bytes(bytes, len);
-}
-
-/*
- * XXH3-64 of a token, as hash_bytes.  The scanner is flattened, so the
- * short tokens of ordinary text are hashed inline (the length test lets the
- * compiler drop XXH3's long paths there).
- */
-static ALWAYS_INLINE uint64_t
-token_hash(const uint8_t *bytes, size_t len)
-{
-	if (len <= 16)
-		return XXH3_64bits_withSeed(bytes, len, NDDUP_HASH_SEED);
-	return hash_long(bytes, len);
-}
 
 /* Size of the token buffer on the stack. */
 #define TOKEN_LOCAL	256
@@ -770,7 +666,7 @@ special_at(Scanner *sc, size_t pos)
 		}
 		if (k == 1 && cps[0] < 0x80)
 		{
-			if (scan_class[cps[0]] & SC_WORD)
+			if (nddup_scan_class[cps[0]] & NDDUP_SC_WORD)
 			{
 				uint8_t		c = (uint8_t) (cps[0] | 0x20);
 
@@ -798,8 +694,8 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 	const uint8_t *s = (const uint8_t *) src;
 	Scanner		sc;
 	size_t		pos = 0;
-	uint8_t		lower[BLOCK];
-	uint8_t		tail[BLOCK];
+	uint8_t		lower[NDDUP_BLOCK];
+	uint8_t		tail[NDDUP_BLOCK];
 
 	sc.src = src;
 	sc.len = len;
@@ -814,7 +710,7 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 
 	while (pos < len)
 	{
-		size_t		nb = len - pos < BLOCK ? len - pos : BLOCK;
+		size_t		nb = len - pos < NDDUP_BLOCK ? len - pos : NDDUP_BLOCK;
 		const uint8_t *block = s + pos;
 		uint64_t	word;
 		uint64_t	special;
@@ -823,18 +719,18 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 		uint64_t	ends;
 		size_t		limit;
 
-		if (nb < BLOCK)
+		if (nb < NDDUP_BLOCK)
 		{
 			/* the last bytes, padded with separators */
-			memset(tail, ' ', BLOCK);
+			memset(tail, ' ', NDDUP_BLOCK);
 			memcpy(tail, block, nb);
 			block = tail;
 		}
-		classify_block(block, &word, &special, lower);
+		nddup_classify_block(block, &word, &special, lower);
 
 		/* plain ASCII up to the first special byte or the end */
 		limit = special != 0 ? (size_t) __builtin_ctzll(special) : nb;
-		word &= low_bits(limit);
+		word &= nddup_low_bits(limit);
 
 		/*
 		 * Token starts: word bytes after a non-word byte; token ends: the
@@ -843,7 +739,7 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 		 */
 		carry = sc.in_token ? 1 : 0;
 		starts = word & ~((word << 1) | carry);
-		ends = ~word & ((word << 1) | carry) & low_bits(limit);
+		ends = ~word & ((word << 1) | carry) & nddup_low_bits(limit);
 
 		if (sc.in_token)
 		{

@@ -6,6 +6,9 @@
  *	  exactly what the general path gives, nddup_normalize followed by
  *	  nddup_shingle_hashes.
  *
+ * The normalized form of plain ASCII is also compared with the rules
+ * directly (the normalizer copies it 64 bytes at a time).
+ *
  * Inputs: random ASCII (letters, digits, separators, '<', '&' and the
  * other bytes of markup), long words and lengths around the 64-byte blocks
  * of the scanner, random mixes of ASCII with non-ASCII text (composing
@@ -146,6 +149,54 @@ below(uint64_t *state, size_t n)
 	return (size_t) (unit_splitmix64(state) % n);
 }
 
+/*
+ * The normalized form of ASCII text without '<' and '&' by the rules of
+ * docs/text-pipeline.md: lower-cased runs of letters and digits, joined by
+ * single spaces.  out needs len + 1 bytes; returns the length.
+ */
+static size_t
+reference_ascii_normalize(const char *s, size_t len, char *out)
+{
+	size_t		n = 0;
+	bool		pending = false;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+		bool		word = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			(c >= 'A' && c <= 'Z');
+
+		if (!word)
+		{
+			pending = n > 0;
+			continue;
+		}
+		if (pending)
+			out[n++] = ' ';
+		pending = false;
+		out[n++] = (c >= 'A' && c <= 'Z') ? (char) (c + 32) : (char) c;
+	}
+	return n;
+}
+
+/* Compare nddup_normalize with the reference on ASCII without markup. */
+static void
+check_ascii_normalize(const char *s, size_t len)
+{
+	NddupBuf	norm = {0};
+	char	   *want = malloc(len + 1);
+	size_t		n = reference_ascii_normalize(s, len, want);
+
+	nddup_normalize(s, len, &norm);
+	CHECK(norm.len == n && (n == 0 || memcmp(norm.data, want, n) == 0),
+		  "normalize of plain ASCII differs from the rules (%zu and %zu bytes)",
+		  norm.len, n);
+	if (norm.len != n || (n > 0 && memcmp(norm.data, want, n) != 0))
+		print_input("input", s, len);
+	nddup_buf_free(&norm);
+	free(want);
+}
+
 /* Random ASCII: separators and markup bytes among letters and digits. */
 static void
 test_random_ascii(void)
@@ -169,6 +220,8 @@ test_random_ascii(void)
 			buf[i] = round % 5 == 0 && below(&state, 8) == 0 ? ' ' : alphabet[k];
 		}
 		compare_all("random ASCII", buf, len);
+		if (memchr(buf, '<', len) == NULL && memchr(buf, '&', len) == NULL)
+			check_ascii_normalize(buf, len);
 	}
 }
 
@@ -190,6 +243,7 @@ test_block_edges(void)
 		for (size_t i = 0; i < n; i++)
 			buf[i] = (i % 7 == 6) ? ' ' : (char) ('A' + i % 26);
 		compare_all("short words", buf, n);
+		check_ascii_normalize(buf, n);
 	}
 	for (size_t n = 250; n < 3000; n += 97)
 	{
