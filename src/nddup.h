@@ -99,6 +99,8 @@ extern int	nddup_char_reference(const char *p, const char *end,
 								 uint32_t cps[2], size_t *consumed);
 
 /* tokenization and shingling (src/tokenize.c) */
+/* no one-character token (NDDUP_UF_SOLO) below this code point (test/unit) */
+#define NDDUP_SOLO_MIN			0x3000
 extern size_t nddup_tokenize(const char *norm, size_t len,
 							 NddupTokenCallback callback, void *arg);
 extern uint64_t nddup_hash_bytes(const char *bytes, size_t len);

@@ -26,6 +26,13 @@
 
 #define REPLACEMENT_CHAR	0xFFFD
 
+/* Inline the per-character steps of the general path. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* Capacity of the segment buffer kept on the stack. */
 #define SEGMENT_LOCAL_SIZE	64
 
@@ -69,6 +76,7 @@ typedef struct NormState
 	uint32_t   *seg;			/* decomposed code points of the segment */
 	size_t		seg_len;
 	size_t		seg_cap;
+	const NddupUProps *seg0_props;	/* properties of seg[0] if known */
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -271,12 +279,13 @@ emit_folded(NormState *st, uint32_t cp, uint8_t flags)
 		st->pend_space = true;
 }
 
-/* Output one NFKC code point: case fold it and classify the result. */
-static inline void
-emit(NormState *st, uint32_t cp)
+/*
+ * Output one NFKC code point: case fold it and classify the result.  props
+ * are its properties, or NULL to look them up.
+ */
+static ALWAYS_INLINE void
+emit(NormState *st, uint32_t cp, const NddupUProps *props)
 {
-	const NddupUProps *props;
-
 	if (st->raw)
 	{
 		char	   *o;
@@ -287,7 +296,8 @@ emit(NormState *st, uint32_t cp)
 		return;
 	}
 
-	props = nddup_uprops_of(cp);
+	if (props == NULL)
+		props = nddup_uprops_of(cp);
 	if (props->flags & NDDUP_UF_FOLD)
 	{
 		long		i = find_cp(nddup_fold_cp,
@@ -358,11 +368,12 @@ sort_marks(uint32_t *s, size_t n)
 }
 
 /*
- * Normalize the segment buffer: canonical ordering (stable sort of each run
- * of non-starters by combining class), canonical composition, then output.
+ * Normalize a segment buffer of two or more code points: canonical ordering
+ * (stable sort of each run of non-starters by combining class), canonical
+ * composition, then output.
  */
 static void
-segment_flush(NormState *st)
+segment_flush_multi(NormState *st)
 {
 	uint32_t   *s = st->seg;
 	size_t		n = st->seg_len;
@@ -370,15 +381,6 @@ segment_flush(NormState *st)
 	size_t		out;
 	long		starter_pos;
 	int			last_class;
-
-	if (n == 0)
-		return;
-	if (n == 1)
-	{
-		emit(st, s[0]);
-		st->seg_len = 0;
-		return;
-	}
 
 	/* canonical ordering: sort each run of non-starters */
 	i = 0;
@@ -431,46 +433,62 @@ segment_flush(NormState *st)
 	}
 
 	for (i = 0; i < out; i++)
-		emit(st, s[i]);
+		emit(st, s[i], NULL);
 	st->seg_len = 0;
 }
 
-/* Feed one decoded code point to NFKC, folding and classification. */
-static inline void
-process_cp(NormState *st, uint32_t cp)
+/* Normalize and output the segment buffer (one code point: as it is). */
+static ALWAYS_INLINE void
+segment_flush(NormState *st)
 {
-	const NddupUProps *props = nddup_uprops_of(cp);
-	uint32_t	hangul[3];
+	if (st->seg_len == 0)
+		return;
+	if (st->seg_len == 1)
+	{
+		emit(st, st->seg[0], st->seg0_props);
+		st->seg_len = 0;
+		return;
+	}
+	segment_flush_multi(st);
+}
+
+/* Flush the segment buffer and start a new one with cp, of properties props. */
+static ALWAYS_INLINE void
+start_segment(NormState *st, uint32_t cp, const NddupUProps *props)
+{
+	if (st->seg_len > 0)
+		segment_flush(st);
+	st->seg[0] = cp;
+	st->seg_len = 1;
+	st->seg0_props = props;
+}
+
+/*
+ * Feed a code point that is not NDDUP_UF_STABLE to NFKC: decompose it into
+ * the segment buffer, flushing the buffer before each safe boundary.
+ */
+static void
+process_unstable_cp(NormState *st, uint32_t cp, const NddupUProps *props)
+{
 	const uint32_t *d;
 	size_t		n;
 	size_t		k;
 
-	if (props->flags & NDDUP_UF_STABLE)
+	/*
+	 * A Hangul syllable stays whole: composition would make it again from
+	 * its jamo (and compose_pair adds a following trailing jamo to an LV
+	 * syllable), and like its first jamo it composes with nothing before it.
+	 */
+	if (cp - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT)
 	{
-		/* a safe boundary that decomposes to itself */
-		if (st->seg_len > 0)
-			segment_flush(st);
-		st->seg[0] = cp;
-		st->seg_len = 1;
+		start_segment(st, cp, props);
 		return;
 	}
 
 	if (!(props->flags & NDDUP_UF_DECOMP))
 	{
-		hangul[0] = cp;
-		d = hangul;
+		d = &cp;
 		n = 1;
-	}
-	else if (cp - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT)
-	{
-		uint32_t	s = cp - NDDUP_HANGUL_SBASE;
-
-		hangul[0] = NDDUP_HANGUL_LBASE + s / NDDUP_HANGUL_NCOUNT;
-		hangul[1] = NDDUP_HANGUL_VBASE +
-			(s % NDDUP_HANGUL_NCOUNT) / NDDUP_HANGUL_TCOUNT;
-		hangul[2] = NDDUP_HANGUL_TBASE + s % NDDUP_HANGUL_TCOUNT;
-		d = hangul;
-		n = (s % NDDUP_HANGUL_TCOUNT) ? 3 : 2;
 	}
 	else
 	{
@@ -481,8 +499,7 @@ process_cp(NormState *st, uint32_t cp)
 
 		if (i < 0)				/* cannot happen with consistent tables */
 		{
-			hangul[0] = cp;
-			d = hangul;
+			d = &cp;
 			n = 1;
 		}
 		else
@@ -503,7 +520,20 @@ process_cp(NormState *st, uint32_t cp)
 		if (st->seg_len == st->seg_cap)
 			segment_reserve(st, 1);
 		st->seg[st->seg_len++] = d[k];
+		st->seg0_props = NULL;
 	}
+}
+
+/* Feed one decoded code point to NFKC, folding and classification. */
+static ALWAYS_INLINE void
+process_cp(NormState *st, uint32_t cp)
+{
+	const NddupUProps *props = nddup_uprops_of(cp);
+
+	if (props->flags & NDDUP_UF_STABLE)
+		start_segment(st, cp, props);	/* a safe boundary, its own NFKD */
+	else
+		process_unstable_cp(st, cp, props);
 }
 
 /* Is c an ASCII letter? */
@@ -913,6 +943,7 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	st.seg = st.seg_local;
 	st.seg_len = 0;
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
+	st.seg0_props = NULL;
 
 	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
 	while (p < end)

@@ -166,6 +166,13 @@ decode_at(const uint8_t *s, size_t len, size_t i, size_t *adv)
 	return cp;
 }
 
+/* Is cp a one-character token (ideograph, kana)?  None is below U+3000. */
+static inline bool
+is_solo(uint32_t cp)
+{
+	return cp >= NDDUP_SOLO_MIN && (nddup_uprops_of(cp)->flags & NDDUP_UF_SOLO);
+}
+
 /*
  * Find the next token at or after *pos in the normalized text s[0..len):
  * sets [*start, *end) and advances *pos; returns false when there is none.
@@ -191,7 +198,7 @@ next_token(const uint8_t *s, size_t len, size_t *pos,
 	{
 		cp = decode_at(s, len, i, &adv);
 		i += adv;
-		if (nddup_uprops_of(cp)->flags & NDDUP_UF_SOLO)
+		if (is_solo(cp))
 		{
 			/* one character, with the combining marks that follow it */
 			while (i < len && s[i] >= 0x80)
@@ -211,11 +218,23 @@ next_token(const uint8_t *s, size_t len, size_t *pos,
 	/* a run of other characters, up to a space or a one-character token */
 	while (i < len)
 	{
-		i = ascii_word_end(s, len, i);
-		if (i >= len || s[i] == ' ')
-			break;
+		uint8_t		c = s[i];
+
+		if (c < 0x80)
+		{
+			if (c == ' ')
+				break;
+			i = ascii_word_end(s, len, i);
+			continue;
+		}
+		/* a two-byte sequence, below U+0800: never a one-character token */
+		if (c >= 0xC2 && c < 0xE0 && len - i >= 2 && (s[i + 1] & 0xC0) == 0x80)
+		{
+			i += 2;
+			continue;
+		}
 		cp = decode_at(s, len, i, &adv);
-		if (nddup_uprops_of(cp)->flags & NDDUP_UF_SOLO)
+		if (is_solo(cp))
 			break;
 		i += adv;
 	}

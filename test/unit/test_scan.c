@@ -420,6 +420,19 @@ test_ascii_then_marks(void)
 	}
 }
 
+/* The tokenizer's shortcut: no one-character token below NDDUP_SOLO_MIN. */
+static void
+test_solo_min(void)
+{
+	uint32_t	first = 0x110000;
+
+	for (uint32_t cp = 0; cp < 0x110000 && first == 0x110000; cp++)
+		if (nddup_uprops_of(cp)->flags & NDDUP_UF_SOLO)
+			first = cp;
+	CHECK(first >= NDDUP_SOLO_MIN,
+		  "U+%04X is a one-character token, below NDDUP_SOLO_MIN", (unsigned) first);
+}
+
 /* Known equalities of the one-pass path, as in docs/text-pipeline.md. */
 static void
 test_known(void)
@@ -494,6 +507,7 @@ run_scan_tests(bool exhaustive)
 {
 	failures = 0;
 	checks = 0;
+	test_solo_min();
 	test_known();
 	test_random_ascii();
 	test_block_edges();
