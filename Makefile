@@ -14,7 +14,7 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -O2
-EXTRA_CLEAN = test/unit/test_core test/unit/*.o
+EXTRA_CLEAN = test/unit/test_core test/unit/test_core_scalar test/unit/*.o
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -23,12 +23,17 @@ include $(PGXS)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
 	cat $^ > $@
 
-# Pure-C core unit tests, built outside the server with sanitizers.
+# Pure-C core unit tests, built outside the server with sanitizers; a second
+# build without the SIMD code paths runs the simhash and one-pass suites.
 CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c src/minhash.c
-unit: $(CORE_SRCS) test/unit/unit_test.h test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c src/nddup.h
-	$(CC) -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-Wall -Wextra -Isrc -Itest/unit -o test/unit/test_core test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c $(CORE_SRCS) -lm
+UNIT_SRCS = test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c test/unit/test_scan.c
+UNIT_CFLAGS = -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Isrc -Itest/unit
+unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/nddup.h
+	$(CC) $(UNIT_CFLAGS) -o test/unit/test_core $(UNIT_SRCS) $(CORE_SRCS) -lm
+	$(CC) $(UNIT_CFLAGS) -DNDDUP_NO_SIMD -o test/unit/test_core_scalar $(UNIT_SRCS) $(CORE_SRCS) -lm
 	./test/unit/test_core
+	./test/unit/test_core_scalar scan
 
 .PHONY: unit
 

@@ -135,6 +135,43 @@ nddup_hashes_push_distinct(NddupHashes *hashes, uint64_t hash)
 	nddup_hashes_push(hashes, hash);
 }
 
+/* Append n hashes to the NddupHashes at arg (an NddupHashBatchCallback). */
+void
+nddup_hashes_append(void *arg, const uint64_t *items, size_t n)
+{
+	NddupHashes *hashes = arg;
+
+	if (hashes->cap - hashes->len < n)
+	{
+		size_t		newcap;
+
+		if (n > SIZE_MAX / sizeof(uint64_t) - hashes->len)
+		{
+			fprintf(stderr, "nddup: hash array size overflow\n");
+			abort();
+		}
+		newcap = grow_capacity(hashes->cap, hashes->len + n);
+		if (newcap > SIZE_MAX / sizeof(uint64_t))
+			newcap = hashes->len + n;
+		hashes->items = nddup_realloc_hook(hashes->items,
+										   newcap * sizeof(uint64_t));
+		hashes->cap = newcap;
+	}
+	memcpy(hashes->items + hashes->len, items, n * sizeof(uint64_t));
+	hashes->len += n;
+}
+
+/*
+ * Append n hashes to the NddupHashes at arg whose order and repeats do not
+ * matter (an NddupHashBatchCallback): nddup_hashes_push_distinct each.
+ */
+void
+nddup_hashes_append_distinct(void *arg, const uint64_t *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		nddup_hashes_push_distinct((NddupHashes *) arg, items[i]);
+}
+
 /* Release the memory of hashes and reset it to empty. */
 void
 nddup_hashes_free(NddupHashes *hashes)

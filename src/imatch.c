@@ -317,24 +317,15 @@ df_state(FunctionCallInfo fcinfo)
 	return df_new(aggcontext);
 }
 
-/* Collect the token hashes of a text (1-word shingles), repeats may be dropped. */
-static void
-push_term(void *arg, uint64_t hash)
-{
-	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
-}
-
 /* The distinct term hashes of a document, sorted; returns their number. */
 static size_t
 doc_terms(text *doc, NddupHashes *terms)
 {
 	size_t		len;
 	char	   *utf8 = nddup_text_to_utf8(doc, &len);
-	NddupBuf	norm = {0};
 
-	nddup_normalize(utf8, len, &norm);
-	nddup_shingle_hashes(norm.data, norm.len, 1, NDDUP_UNIT_WORD, push_term, terms);
-	nddup_buf_free(&norm);
+	nddup_text_shingles(utf8, len, 1, NDDUP_UNIT_WORD, nddup_hashes_append_distinct,
+						terms);
 	CHECK_FOR_INTERRUPTS();
 	return terms->len = nddup_sort_unique(terms->items, terms->len);
 }

@@ -71,6 +71,10 @@ typedef void (*NddupTokenCallback) (void *arg, const char *token, size_t len);
 /* Called once per shingle with the shingle's 64-bit hash. */
 typedef void (*NddupHashCallback) (void *arg, uint64_t hash);
 
+/* Called with the next n (>= 1) shingle hashes, in text order. */
+typedef void (*NddupHashBatchCallback) (void *arg, const uint64_t *hashes,
+										size_t n);
+
 /* buffers (src/buffers.c) */
 extern void nddup_buf_reserve(NddupBuf *buf, size_t extra);
 extern void nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len);
@@ -79,6 +83,10 @@ extern void nddup_hashes_push(NddupHashes *hashes, uint64_t hash);
 /* array size (hashes) from which nddup_hashes_push_distinct deduplicates */
 #define NDDUP_DISTINCT_COMPACT	(1 << 20)
 extern void nddup_hashes_push_distinct(NddupHashes *hashes, uint64_t hash);
+/* an NddupHashBatchCallback: append the batch to the NddupHashes arg */
+extern void nddup_hashes_append(void *hashes, const uint64_t *items, size_t n);
+/* the same, nddup_hashes_push_distinct for each (order and repeats do not matter) */
+extern void nddup_hashes_append_distinct(void *hashes, const uint64_t *items, size_t n);
 extern void nddup_hashes_free(NddupHashes *hashes);
 
 /* normalization (src/normalize.c) */
@@ -86,24 +94,43 @@ extern void nddup_normalize(const char *src, size_t len, NddupBuf *out);
 extern const char *nddup_unicode_version(void);
 /* NFKC alone (UTF-8 in and out, no markup, folding or word splitting): tests */
 extern void nddup_nfkc(const char *src, size_t len, NddupBuf *out);
+/* pieces of nddup_normalize for the one-pass tokenizer of src/tokenize.c */
+extern size_t nddup_normalize_part(const char *src, size_t len, size_t from,
+								   size_t stop_after, NddupBuf *out,
+								   const char **no_gt_from);
+extern size_t nddup_markup_length(const char *p, const char *end,
+								  bool *separator, const char **no_gt_from);
+extern int	nddup_char_reference(const char *p, const char *end,
+								 uint32_t cps[2], size_t *consumed);
 
 /* tokenization and shingling (src/tokenize.c) */
+/* no one-character token (NDDUP_UF_SOLO) below this code point (test/unit) */
+#define NDDUP_SOLO_MIN			0x3000
 extern size_t nddup_tokenize(const char *norm, size_t len,
 							 NddupTokenCallback callback, void *arg);
 extern uint64_t nddup_hash_bytes(const char *bytes, size_t len);
 extern size_t nddup_shingle_hashes(const char *norm, size_t len, int size,
 								   NddupUnit unit,
 								   NddupHashCallback callback, void *arg);
+/* normalize + shingle hashes in one call (one pass for word shingles) */
+extern size_t nddup_text_shingles(const char *src, size_t len, int size,
+								  NddupUnit unit,
+								  NddupHashBatchCallback callback, void *arg);
 
 /* simhash accumulation (src/simhash.c), Charikar 2002; Manku et al. 2007 s.2 */
-#define NDDUP_SIMHASH_BATCH 256	/* hashes counted at a time */
+#define NDDUP_SIMHASH_BLOCK 16	/* hashes counted at a time */
 
 typedef struct NddupSimhashAcc
 {
-	uint64_t	batch[NDDUP_SIMHASH_BATCH];	/* hashes not yet counted */
-	uint32_t	pending;		/* number of hashes in batch */
+	uint64_t	block[NDDUP_SIMHASH_BLOCK];	/* hashes not yet counted */
+	uint32_t	pending;		/* number of hashes in block */
+	uint32_t	blocks;			/* blocks in sixteens since the last spill */
+	bool		spilled;		/* counts holds something */
 	uint64_t	planes[4];		/* bit-sliced counters of weight 1, 2, 4, 8 */
-	int64_t		counts[64];		/* number of features with bit i set */
+	uint64_t	sixteens[8];	/* byte-wide counters of weight 16, bit 8j+i
+								 * in byte i of sixteens[j] */
+	int64_t		counts[64];		/* number of features with bit i set, of
+								 * the blocks spilled (if spilled) */
 	int64_t		total;			/* number of features */
 } NddupSimhashAcc;
 
@@ -114,6 +141,8 @@ typedef struct NddupSimhashWeighted
 
 extern void nddup_simhash_init(NddupSimhashAcc *acc);
 extern void nddup_simhash_add(NddupSimhashAcc *acc, uint64_t hash);
+extern void nddup_simhash_add_many(NddupSimhashAcc *acc, const uint64_t *hashes,
+								   size_t n);
 extern uint64_t nddup_simhash_finish(NddupSimhashAcc *acc);
 extern void nddup_simhash_weighted_init(NddupSimhashWeighted *acc);
 extern void nddup_simhash_weighted_add(NddupSimhashWeighted *acc,

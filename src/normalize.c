@@ -9,8 +9,8 @@
  * the generated tables (src/unicode_tables.h, src/html_entities.h), never
  * on the locale, the collation or the platform.
  *
- * Plain ASCII without '<' and '&' takes a fast path (one table lookup per
- * byte).  Everything else goes through the general path: code points are
+ * Plain ASCII without '<' and '&' takes a fast path (64 bytes classified at
+ * a time, words copied).  Everything else goes through the general path: code points are
  * decomposed (NFKD) into a segment buffer; at each safe boundary (a starter
  * that cannot compose with what precedes it) the segment is put in
  * canonical order, composed, case folded and classified.
@@ -20,10 +20,18 @@
 #include <string.h>
 
 #include "nddup.h"
+#include "ascii_block.h"
 #include "unicode_tables.h"
 #include "html_entities.h"
 
 #define REPLACEMENT_CHAR	0xFFFD
+
+/* Inline the per-character steps of the general path. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
 
 /* Capacity of the segment buffer kept on the stack. */
 #define SEGMENT_LOCAL_SIZE	64
@@ -68,7 +76,7 @@ typedef struct NormState
 	uint32_t   *seg;			/* decomposed code points of the segment */
 	size_t		seg_len;
 	size_t		seg_cap;
-	const uint8_t *no_gt_from;	/* no '>' at or after this point (or NULL) */
+	const NddupUProps *seg0_props;	/* properties of seg[0] if known */
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -271,12 +279,13 @@ emit_folded(NormState *st, uint32_t cp, uint8_t flags)
 		st->pend_space = true;
 }
 
-/* Output one NFKC code point: case fold it and classify the result. */
-static inline void
-emit(NormState *st, uint32_t cp)
+/*
+ * Output one NFKC code point: case fold it and classify the result.  props
+ * are its properties, or NULL to look them up.
+ */
+static ALWAYS_INLINE void
+emit(NormState *st, uint32_t cp, const NddupUProps *props)
 {
-	const NddupUProps *props;
-
 	if (st->raw)
 	{
 		char	   *o;
@@ -287,7 +296,8 @@ emit(NormState *st, uint32_t cp)
 		return;
 	}
 
-	props = nddup_uprops_of(cp);
+	if (props == NULL)
+		props = nddup_uprops_of(cp);
 	if (props->flags & NDDUP_UF_FOLD)
 	{
 		long		i = find_cp(nddup_fold_cp,
@@ -358,11 +368,12 @@ sort_marks(uint32_t *s, size_t n)
 }
 
 /*
- * Normalize the segment buffer: canonical ordering (stable sort of each run
- * of non-starters by combining class), canonical composition, then output.
+ * Normalize a segment buffer of two or more code points: canonical ordering
+ * (stable sort of each run of non-starters by combining class), canonical
+ * composition, then output.
  */
 static void
-segment_flush(NormState *st)
+segment_flush_multi(NormState *st)
 {
 	uint32_t   *s = st->seg;
 	size_t		n = st->seg_len;
@@ -370,15 +381,6 @@ segment_flush(NormState *st)
 	size_t		out;
 	long		starter_pos;
 	int			last_class;
-
-	if (n == 0)
-		return;
-	if (n == 1)
-	{
-		emit(st, s[0]);
-		st->seg_len = 0;
-		return;
-	}
 
 	/* canonical ordering: sort each run of non-starters */
 	i = 0;
@@ -431,46 +433,62 @@ segment_flush(NormState *st)
 	}
 
 	for (i = 0; i < out; i++)
-		emit(st, s[i]);
+		emit(st, s[i], NULL);
 	st->seg_len = 0;
 }
 
-/* Feed one decoded code point to NFKC, folding and classification. */
-static inline void
-process_cp(NormState *st, uint32_t cp)
+/* Normalize and output the segment buffer (one code point: as it is). */
+static ALWAYS_INLINE void
+segment_flush(NormState *st)
 {
-	const NddupUProps *props = nddup_uprops_of(cp);
-	uint32_t	hangul[3];
+	if (st->seg_len == 0)
+		return;
+	if (st->seg_len == 1)
+	{
+		emit(st, st->seg[0], st->seg0_props);
+		st->seg_len = 0;
+		return;
+	}
+	segment_flush_multi(st);
+}
+
+/* Flush the segment buffer and start a new one with cp, of properties props. */
+static ALWAYS_INLINE void
+start_segment(NormState *st, uint32_t cp, const NddupUProps *props)
+{
+	if (st->seg_len > 0)
+		segment_flush(st);
+	st->seg[0] = cp;
+	st->seg_len = 1;
+	st->seg0_props = props;
+}
+
+/*
+ * Feed a code point that is not NDDUP_UF_STABLE to NFKC: decompose it into
+ * the segment buffer, flushing the buffer before each safe boundary.
+ */
+static void
+process_unstable_cp(NormState *st, uint32_t cp, const NddupUProps *props)
+{
 	const uint32_t *d;
 	size_t		n;
 	size_t		k;
 
-	if (props->flags & NDDUP_UF_STABLE)
+	/*
+	 * A Hangul syllable stays whole: composition would make it again from
+	 * its jamo (and compose_pair adds a following trailing jamo to an LV
+	 * syllable), and like its first jamo it composes with nothing before it.
+	 */
+	if (cp - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT)
 	{
-		/* a safe boundary that decomposes to itself */
-		if (st->seg_len > 0)
-			segment_flush(st);
-		st->seg[0] = cp;
-		st->seg_len = 1;
+		start_segment(st, cp, props);
 		return;
 	}
 
 	if (!(props->flags & NDDUP_UF_DECOMP))
 	{
-		hangul[0] = cp;
-		d = hangul;
+		d = &cp;
 		n = 1;
-	}
-	else if (cp - NDDUP_HANGUL_SBASE < NDDUP_HANGUL_SCOUNT)
-	{
-		uint32_t	s = cp - NDDUP_HANGUL_SBASE;
-
-		hangul[0] = NDDUP_HANGUL_LBASE + s / NDDUP_HANGUL_NCOUNT;
-		hangul[1] = NDDUP_HANGUL_VBASE +
-			(s % NDDUP_HANGUL_NCOUNT) / NDDUP_HANGUL_TCOUNT;
-		hangul[2] = NDDUP_HANGUL_TBASE + s % NDDUP_HANGUL_TCOUNT;
-		d = hangul;
-		n = (s % NDDUP_HANGUL_TCOUNT) ? 3 : 2;
 	}
 	else
 	{
@@ -481,8 +499,7 @@ process_cp(NormState *st, uint32_t cp)
 
 		if (i < 0)				/* cannot happen with consistent tables */
 		{
-			hangul[0] = cp;
-			d = hangul;
+			d = &cp;
 			n = 1;
 		}
 		else
@@ -503,7 +520,20 @@ process_cp(NormState *st, uint32_t cp)
 		if (st->seg_len == st->seg_cap)
 			segment_reserve(st, 1);
 		st->seg[st->seg_len++] = d[k];
+		st->seg0_props = NULL;
 	}
+}
+
+/* Feed one decoded code point to NFKC, folding and classification. */
+static ALWAYS_INLINE void
+process_cp(NormState *st, uint32_t cp)
+{
+	const NddupUProps *props = nddup_uprops_of(cp);
+
+	if (props->flags & NDDUP_UF_STABLE)
+		start_segment(st, cp, props);	/* a safe boundary, its own NFKD */
+	else
+		process_unstable_cp(st, cp, props);
 }
 
 /* Is c an ASCII letter? */
@@ -549,17 +579,21 @@ match_ci(const uint8_t *p, const uint8_t *end, const char *w)
 	return true;
 }
 
-/* First '>' at or after from, or NULL; remembers failures. */
+/*
+ * First '>' at or after from, or NULL.  *no_gt_from (NULL or a position with
+ * no '>' at or after it) remembers failures, which keeps markup parsing
+ * linear on texts with many '<' and no '>'.
+ */
 static const uint8_t *
-find_gt(NormState *st, const uint8_t *from, const uint8_t *end)
+find_gt(const uint8_t **no_gt_from, const uint8_t *from, const uint8_t *end)
 {
 	const uint8_t *r;
 
-	if (st->no_gt_from != NULL && from >= st->no_gt_from)
+	if (*no_gt_from != NULL && from >= *no_gt_from)
 		return NULL;
 	r = memchr(from, '>', end - from);
 	if (r == NULL)
-		st->no_gt_from = from;
+		*no_gt_from = from;
 	return r;
 }
 
@@ -614,7 +648,7 @@ find_comment_end(const uint8_t *from, const uint8_t *end)
  * the '<' is literal text) and sets *separator if it stands for a space.
  */
 static size_t
-parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
+parse_markup(const uint8_t **no_gt_from, const uint8_t *p, const uint8_t *end,
 			 bool *separator)
 {
 	static const char *const rawtext[] = {"script", "style"};
@@ -648,7 +682,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 		if (!match_ci(p + 1, end, name) || end - p < (long) len + 2 ||
 			!is_name_end(p[1 + len]))
 			continue;
-		gt = find_gt(st, p + 1 + len, end);
+		gt = find_gt(no_gt_from, p + 1 + len, end);
 		if (gt == NULL)
 			return 0;
 		*separator = true;
@@ -662,7 +696,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 			if (end - q < (long) len + 3 || q[1] != '/' ||
 				!match_ci(q + 2, end, name) || !is_name_end(q[2 + len]))
 				continue;
-			close = find_gt(st, q + 2 + len, end);
+			close = find_gt(no_gt_from, q + 2 + len, end);
 			return close ? (size_t) (close + 1 - p) : (size_t) (end - p);
 		}
 		return end - p;
@@ -671,7 +705,7 @@ parse_markup(NormState *st, const uint8_t *p, const uint8_t *end,
 	/* any other tag */
 	if (is_alpha(c) || c == '/' || c == '!' || c == '?')
 	{
-		gt = find_gt(st, p + 1, end);
+		gt = find_gt(no_gt_from, p + 1, end);
 		if (gt == NULL)
 			return 0;
 		*separator = !is_inline_tag(p, gt);
@@ -774,33 +808,88 @@ parse_entity(const uint8_t *p, const uint8_t *end, uint32_t cps[2],
 
 /*
  * Fast path from p, a byte of class > 0, while the next byte is of class > 0
- * too: lower-case and classify, without branches on the data.  Returns the
- * last byte of the run, not processed: it may compose with what follows.
+ * too, NDDUP_BLOCK bytes at a time: each word (run of letters and digits)
+ * is copied lower-cased, each run of separators becomes one pending space.
+ * Returns the last byte of the run, not processed: it may compose with what
+ * follows.
  */
 static const uint8_t *
 ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 {
 	NddupBuf   *out = st->out;
 	char	   *o;
-	const uint8_t *last = end - 1;
-	unsigned	have_word = st->have_word;
-	unsigned	pend_space = st->pend_space;
+	bool		have_word = st->have_word;
+	bool		pend_space = st->pend_space;
+	uint8_t		lower[NDDUP_BLOCK + 16];
+	uint8_t		tail[NDDUP_BLOCK];
 
-	/* at most one byte out per byte in, plus a pending space and a spare */
-	nddup_buf_reserve(out, (end - p) + 2);
+	/*
+	 * At most one byte out per byte in, plus a pending space; 16 more for
+	 * the 16-byte copies of short words (scratch beyond len).
+	 */
+	nddup_buf_reserve(out, (end - p) + 1 + 16);
 	o = out->data + out->len;
-	while (p < last && ascii_class[p[1]] != 0)
+	memset(lower + NDDUP_BLOCK, 0, 16);
+	for (;;)
 	{
-		uint8_t		v = ascii_class[*p++];
-		unsigned	word = v > 1;
-		unsigned	space = pend_space & word;
+		size_t		avail = end - p;
+		const uint8_t *block = p;
+		uint64_t	word;
+		uint64_t	special;
+		size_t		n;
+		size_t		i = 0;
+		bool		whole;
 
-		/* writes past the end are scratch, overwritten or beyond len */
-		o[0] = ' ';
-		o[space] = (char) v;
-		o += space + word;
-		have_word |= word;
-		pend_space = have_word & (word ^ 1);
+		if (avail < NDDUP_BLOCK)
+		{
+			/* the last bytes, then bytes that end the run */
+			memset(tail, 0x80, NDDUP_BLOCK);
+			memcpy(tail, p, avail);
+			block = tail;
+		}
+		nddup_classify_block(block, &word, &special, lower);
+
+		/*
+		 * The run goes on past this block when the block and the next byte
+		 * are plain; otherwise process all of it but its last byte.
+		 */
+		n = special != 0 ? (size_t) __builtin_ctzll(special) : NDDUP_BLOCK;
+		whole = n == NDDUP_BLOCK && avail > NDDUP_BLOCK &&
+			ascii_class[p[NDDUP_BLOCK]] != 0;
+		if (!whole)
+			n--;
+		word &= nddup_low_bits(n);
+
+		while (i < n)
+		{
+			uint64_t	rest = word >> i;
+			size_t		e;
+
+			if (rest & 1)
+			{
+				/* a word: [i, e) */
+				e = ~rest == 0 ? NDDUP_BLOCK : i + (size_t) __builtin_ctzll(~rest);
+				if (pend_space)
+					*o++ = ' ';
+				if (e - i <= 16)
+					memcpy(o, lower + i, 16);
+				else
+					memcpy(o, lower + i, e - i);
+				o += e - i;
+				have_word = true;
+				pend_space = false;
+			}
+			else
+			{
+				/* separators: [i, e) */
+				e = rest != 0 ? i + (size_t) __builtin_ctzll(rest) : n;
+				pend_space = have_word;
+			}
+			i = e;
+		}
+		p += n;
+		if (!whole)
+			break;
 	}
 	out->len = o - out->data;
 	st->have_word = have_word;
@@ -808,13 +897,44 @@ ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 	return p;
 }
 
-/* Common driver of nddup_normalize and nddup_nfkc. */
-static void
-normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
+/*
+ * May a normalization that is allowed to stop end before p?  p must hold a
+ * plain ASCII separator and the next PART_LOOKAHEAD bytes (or all up to the
+ * end) must be ASCII, so that the caller's ASCII scanner can go on from p.
+ */
+#define PART_LOOKAHEAD	16
+
+static bool
+may_stop_at(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *q;
+	const uint8_t *last = end - p > PART_LOOKAHEAD ? p + 1 + PART_LOOKAHEAD : end;
+
+	if (ascii_class[*p] != 1)
+		return false;
+	for (q = p + 1; q < last; q++)
+		if (*q >= 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * Common driver of nddup_normalize, nddup_nfkc and nddup_normalize_part:
+ * normalize src[from..len), where markup may extend up to len.  When
+ * stop_after < len, stop at the first position p >= stop_after, between
+ * two characters of the top-level loop, that may_stop_at accepts; returns
+ * the position where it stopped (len if it did not).  *no_gt_from is the
+ * memory of find_gt.
+ */
+static size_t
+normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
+				   NddupBuf *out, bool raw, const uint8_t **no_gt_from)
 {
 	NormState	st;
-	const uint8_t *p = (const uint8_t *) src;
-	const uint8_t *end = len > 0 ? p + len : p;
+	const uint8_t *base = (const uint8_t *) src;
+	const uint8_t *p = len > 0 ? base + from : base;
+	const uint8_t *end = len > 0 ? base + len : base;
+	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
 
 	st.out = out;
 	st.raw = raw;
@@ -823,9 +943,9 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 	st.seg = st.seg_local;
 	st.seg_len = 0;
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
-	st.no_gt_from = NULL;
+	st.seg0_props = NULL;
 
-	nddup_buf_reserve(out, len + 1);
+	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
 	while (p < end)
 	{
 		uint8_t		c = *p;
@@ -833,15 +953,26 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 
 		if (!raw && ascii_class[c] != 0)
 		{
+			const uint8_t *run_end = end;
+
+			if (stop_from != NULL && p >= stop_from)
+			{
+				if (may_stop_at(p, end))
+					break;
+				/* look again at the next separator */
+				for (run_end = p + 1; run_end < end && ascii_class[*run_end] > 1;)
+					run_end++;
+			}
+
 			/*
 			 * Plain ASCII.  The last byte before a non-ASCII character, '<'
 			 * or '&' may compose with a following combining mark: it goes
 			 * through the general path.
 			 */
-			if (p + 1 < end && ascii_class[p[1]] != 0)
+			if (p + 1 < run_end && ascii_class[p[1]] != 0)
 			{
 				segment_flush(&st);
-				p = ascii_run(&st, p, end);
+				p = ascii_run(&st, p, run_end);
 			}
 			process_cp(&st, *p);
 			p++;
@@ -851,7 +982,7 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 		if (!raw && c == '<')
 		{
 			bool		separator = false;
-			size_t		n = parse_markup(&st, p, end, &separator);
+			size_t		n = parse_markup(no_gt_from, p, end, &separator);
 
 			if (n > 0)
 			{
@@ -884,6 +1015,7 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 	segment_flush(&st);
 	if (st.seg != st.seg_local)
 		nddup_free_hook(st.seg);
+	return (size_t) (p - base);
 }
 
 /*
@@ -893,7 +1025,9 @@ normalize_internal(const char *src, size_t len, NddupBuf *out, bool raw)
 void
 nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
-	normalize_internal(src, len, out, false);
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, false, &no_gt_from);
 }
 
 /*
@@ -904,7 +1038,69 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 void
 nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
-	normalize_internal(src, len, out, true);
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, true, &no_gt_from);
+}
+
+/*
+ * Append to out the normalized form of src[from..stop), where stop is the
+ * return value: the first position at or after stop_after that holds a
+ * plain ASCII separator (not '<' or '&') followed by ASCII bytes, or len.
+ * Markup that starts before stop may extend to len, as in nddup_normalize.
+ *
+ * from must be a position where nddup_normalize(src, len) starts a
+ * character at its top level with an empty composition segment: 0, or a
+ * byte that it reads as an ASCII separator (literal, or the '<' of markup
+ * that stands for a separator, or the '&' of a reference to one).  Then the
+ * words of the result are exactly the words that nddup_normalize(src, len)
+ * writes for src[from..stop): an ASCII separator flushes the segment and
+ * never composes with what precedes it, so nothing before from changes
+ * them, and the separator at stop ends the last of them.  *no_gt_from is
+ * the memory of the markup parser, shared by the calls on one text (NULL at
+ * first).
+ */
+size_t
+nddup_normalize_part(const char *src, size_t len, size_t from,
+					 size_t stop_after, NddupBuf *out, const char **no_gt_from)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		stop = normalize_internal(src, from, len, stop_after, out,
+										  false, &no_gt);
+
+	*no_gt_from = (const char *) no_gt;
+	return stop;
+}
+
+/*
+ * Length of the markup that starts at p ('<'), as nddup_normalize reads
+ * it: 0 if the '<' is text; *separator tells whether it stands for a space.
+ */
+size_t
+nddup_markup_length(const char *p, const char *end, bool *separator,
+					const char **no_gt_from)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		n;
+
+	*separator = false;
+	n = parse_markup(&no_gt, (const uint8_t *) p, (const uint8_t *) end,
+					 separator);
+	*no_gt_from = (const char *) no_gt;
+	return n;
+}
+
+/*
+ * The character reference that starts at p ('&'), as nddup_normalize reads
+ * it: its code points in cps, their number (0 if the '&' is text) as the
+ * result, its length in *consumed.
+ */
+int
+nddup_char_reference(const char *p, const char *end, uint32_t cps[2],
+					 size_t *consumed)
+{
+	return parse_entity((const uint8_t *) p, (const uint8_t *) end, cps,
+						consumed);
 }
 
 /* Version of the Unicode Character Database the tables come from. */

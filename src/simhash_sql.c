@@ -35,19 +35,23 @@ PG_FUNCTION_INFO_V1(simhash_agg_serialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_deserialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_finalfn);
 
-/* Parse the weighting argument: 'tf' (per occurrence) or 'set' (per shingle). */
+/*
+ * Parse the weighting argument: 'tf' (per occurrence) or 'set' (per
+ * shingle).  Compared in place: it is parsed once per row.
+ */
 static bool
 parse_weighting_is_set(text *weighting)
 {
-	char	   *name = text_to_cstring(weighting);
+	const char *name = VARDATA_ANY(weighting);
+	int			len = VARSIZE_ANY_EXHDR(weighting);
 
-	if (strcmp(name, "tf") == 0)
+	if (len == 2 && memcmp(name, "tf", 2) == 0)
 		return false;
-	if (strcmp(name, "set") == 0)
+	if (len == 3 && memcmp(name, "set", 3) == 0)
 		return true;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid simhash weighting \"%s\"", name),
+			 errmsg("invalid simhash weighting \"%s\"", text_to_cstring(weighting)),
 			 errhint("Valid weightings are \"tf\" and \"set\".")));
 	return false;				/* keep compiler quiet */
 }

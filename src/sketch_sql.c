@@ -86,13 +86,6 @@ unit_name(int unit)
 	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
 }
 
-/* Hash callback: collect the shingle hashes (repeats may be dropped). */
-static void
-push_shingle(void *arg, uint64_t hash)
-{
-	nddup_hashes_push_distinct((NddupHashes *) arg, hash);
-}
-
 /*
  * The shingle hashes of a text, in palloc'd memory: every distinct hash,
  * some repeats (min-hash and shingle sets depend on the set only).
@@ -102,15 +95,11 @@ collect_shingles(text *doc, int32 size, NddupUnit unit, NddupHashes *hashes)
 {
 	size_t		len;
 	char	   *utf8;
-	NddupBuf	norm = {0};
 
 	nddup_sketch_init();		/* until _PG_init calls it */
 	nddup_check_shingle_size(size);
 	utf8 = nddup_text_to_utf8(doc, &len);
-	nddup_normalize(utf8, len, &norm);
-	CHECK_FOR_INTERRUPTS();
-	nddup_shingle_hashes(norm.data, norm.len, size, unit, push_shingle, hashes);
-	nddup_buf_free(&norm);
+	nddup_text_shingles(utf8, len, size, unit, nddup_hashes_append_distinct, hashes);
 	CHECK_FOR_INTERRUPTS();
 }
 

@@ -216,12 +216,12 @@ tokens_text(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 
-/* Hash callback of shingles_text: collect the hashes. */
+/* Hash batch callback of shingles_text: collect the hashes. */
 static void
-add_shingle(void *arg, uint64_t hash)
+add_shingles(void *arg, const uint64_t *hashes, size_t n)
 {
 	CHECK_FOR_INTERRUPTS();
-	nddup_hashes_push((NddupHashes *) arg, hash);
+	nddup_hashes_append(arg, hashes, n);
 }
 
 /*
@@ -236,7 +236,6 @@ shingles_text(PG_FUNCTION_ARGS)
 	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(2));
 	size_t		len;
 	char	   *utf8;
-	NddupBuf	norm = {0};
 	NddupHashes hashes = {0};
 	Datum	   *elems;
 	ArrayType  *result;
@@ -244,9 +243,7 @@ shingles_text(PG_FUNCTION_ARGS)
 
 	nddup_check_shingle_size(size);
 	utf8 = nddup_text_to_utf8(doc, &len);
-	nddup_normalize(utf8, len, &norm);
-	nddup_shingle_hashes(norm.data, norm.len, size, unit, add_shingle, &hashes);
-	nddup_buf_free(&norm);
+	nddup_text_shingles(utf8, len, size, unit, add_shingles, &hashes);
 
 	if (hashes.len == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));

@@ -15,6 +15,7 @@
  *	  only where one of them is a one-character (ideograph, kana) token;
  *	- word and character shingles equal a direct implementation of the
  *	  rules of docs/text-pipeline.md, in number and value;
+ *	- the one-pass path (nddup_text_shingles) equals normalize + shingles;
  *	- simhash over the shingles (the bit-sliced fast path) equals the
  *	  weighted path with weight 1, a naive per-bit count, and
  *	  nddup_simhash_text (term-frequency and set weighting);
@@ -313,6 +314,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reference_char_shingles(BYTES(norm), norm.len, w, &want);
 	check_same_hashes(unit == NDDUP_UNIT_WORD ? "word shingles" : "char shingles",
 					  &got, &want);
+
+	/* the one-pass path of the raw text gives the same shingles */
+	count = nddup_text_shingles(text, tlen, w, unit, nddup_hashes_append, &raw);
+	CHECK(count == raw.len, "text_shingles returned %zu for %zu shingles", count, raw.len);
+	check_same_hashes("one-pass shingles", &raw, &got);
+	raw.len = 0;
 
 	/* sizes out of range give nothing */
 	CHECK(nddup_shingle_hashes(BYTES(norm), norm.len, 0, unit, collect_hash, &raw) == 0 &&

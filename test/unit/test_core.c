@@ -16,46 +16,81 @@
 
 extern int	run_text_tests(void);
 extern int	run_minhash_tests(void);
+extern int	run_scan_tests(bool exhaustive);
 
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
 
 #define CHECK(cond, ...) UNIT_CHECK(simhash_checks, simhash_failures, cond, __VA_ARGS__)
 
-/* The byte-lane accumulator agrees with the plain +1/-1 definition. */
+/* Check the fast path on n generated features, one by one and in batches. */
+static void
+check_simhash_size(size_t n)
+{
+	uint64_t	state = n * 7919 + 1;
+	uint64_t   *h = malloc((n + 1) * sizeof(uint64_t));
+	NddupSimhashAcc acc;
+	NddupSimhashAcc many;
+	NddupSimhashWeighted wacc;
+	int64_t		sums[64] = {0};
+	uint64_t	expected = 0;
+	size_t		i = 0;
+
+	nddup_simhash_init(&acc);
+	nddup_simhash_weighted_init(&wacc);
+	for (size_t k = 0; k < n; k++)
+	{
+		/*
+		 * bias a few bits so that some sums are far from zero, and set bit 63
+		 * always, so that its counters reach their limits
+		 */
+		h[k] = unit_splitmix64(&state) | (k % 3 == 0 ? 0xf0 : 0) |
+			UINT64_C(0x8000000000000000);
+		nddup_simhash_add(&acc, h[k]);
+		nddup_simhash_weighted_add(&wacc, h[k], 1.0);
+		for (int b = 0; b < 64; b++)
+			sums[b] += ((h[k] >> b) & 1) ? 1 : -1;
+	}
+	for (int b = 0; b < 64; b++)
+		if (sums[b] > 0)
+			expected |= UINT64_C(1) << b;
+	CHECK(nddup_simhash_finish(&acc) == expected,
+		  "fast path differs from definition for %zu features", n);
+	CHECK(nddup_simhash_weighted_finish(&wacc) == expected,
+		  "weighted path differs from definition for %zu features", n);
+
+	/* batches of varied sizes, mixed with single hashes */
+	nddup_simhash_init(&many);
+	while (i < n)
+	{
+		size_t		k = unit_splitmix64(&state) % 40;
+
+		if (k > n - i)
+			k = n - i;
+		if (k == 0)
+			nddup_simhash_add(&many, h[i++]);
+		else
+		{
+			nddup_simhash_add_many(&many, h + i, k);
+			i += k;
+		}
+	}
+	CHECK(nddup_simhash_finish(&many) == expected,
+		  "batched fast path differs from definition for %zu features", n);
+	free(h);
+}
+
+/* The bit-sliced accumulator agrees with the plain +1/-1 definition. */
 static void
 test_simhash_fast_path_matches_definition(void)
 {
-	static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 254, 255, 256, 257, 511, 1000, 4103, 70000};
+	static const size_t sizes[] = {254, 255, 256, 257, 511, 1000, 4079, 4080,
+	4081, 4095, 4096, 4103, 8200, 70000};
 
+	for (size_t n = 0; n <= 100; n++)
+		check_simhash_size(n);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-	{
-		uint64_t	state = sizes[s] * 7919 + 1;
-		NddupSimhashAcc acc;
-		NddupSimhashWeighted wacc;
-		int64_t		sums[64] = {0};
-		uint64_t	expected = 0;
-
-		nddup_simhash_init(&acc);
-		nddup_simhash_weighted_init(&wacc);
-		for (size_t i = 0; i < sizes[s]; i++)
-		{
-			/* bias a few bits so that some sums are far from zero */
-			uint64_t	h = unit_splitmix64(&state) | (i % 3 == 0 ? 0xf0 : 0);
-
-			nddup_simhash_add(&acc, h);
-			nddup_simhash_weighted_add(&wacc, h, 1.0);
-			for (int b = 0; b < 64; b++)
-				sums[b] += ((h >> b) & 1) ? 1 : -1;
-		}
-		for (int b = 0; b < 64; b++)
-			if (sums[b] > 0)
-				expected |= UINT64_C(1) << b;
-		CHECK(nddup_simhash_finish(&acc) == expected,
-			  "fast path differs from definition for %zu features", sizes[s]);
-		CHECK(nddup_simhash_weighted_finish(&wacc) == expected,
-			  "weighted path differs from definition for %zu features", sizes[s]);
-	}
+		check_simhash_size(sizes[s]);
 }
 
 /* Ties give 0 bits; a single feature's fingerprint is the feature itself. */
@@ -113,11 +148,15 @@ test_simhash_text_pinned(void)
 		  UINT64_C(0xbfc7cbc0f7297363), "pinned word-1 simhash changed");
 }
 
-/* Run every suite and print the totals. */
+/*
+ * Run every suite and print the totals; with the argument "scan", only the
+ * simhash and one-pass path suites (for the build without SIMD code).
+ */
 int
-main(void)
+main(int argc, char **argv)
 {
-	int			failures[3];
+	int			failures[4] = {0};
+	int			suites = 4;
 	int			passed = 0;
 
 	test_simhash_fast_path_matches_definition();
@@ -125,10 +164,19 @@ main(void)
 	test_simhash_text_pinned();
 	printf("simhash: %d checks, %d failed\n", simhash_checks, simhash_failures);
 	failures[0] = simhash_failures;
-	failures[1] = run_text_tests();
-	failures[2] = run_minhash_tests();
-	for (int i = 0; i < 3; i++)
+	if (argc > 1 && strcmp(argv[1], "scan") == 0)
+	{
+		failures[1] = run_scan_tests(false);
+		suites = 2;
+	}
+	else
+	{
+		failures[1] = run_scan_tests(true);
+		failures[2] = run_text_tests();
+		failures[3] = run_minhash_tests();
+	}
+	for (int i = 0; i < suites; i++)
 		passed += failures[i] == 0;
-	printf("unit suites: %d passed, %d failed\n", passed, 3 - passed);
-	return passed == 3 ? 0 : 1;
+	printf("unit suites: %d passed, %d failed\n", passed, suites - passed);
+	return passed == suites ? 0 : 1;
 }

@@ -364,6 +364,68 @@ test_nfkc(void)
 	NORM_IS("A\xcc\x8a" "B", "\xc3\xa5" "b");
 }
 
+/* Append the UTF-8 encoding of cp (< 0x10000) to buf. */
+static void
+append_cp(NddupBuf *buf, uint32_t cp)
+{
+	char		u[3];
+
+	if (cp < 0x800)
+	{
+		u[0] = (char) (0xC0 | (cp >> 6));
+		u[1] = (char) (0x80 | (cp & 0x3F));
+		nddup_buf_append(buf, u, 2);
+		return;
+	}
+	u[0] = (char) (0xE0 | (cp >> 12));
+	u[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+	u[2] = (char) (0x80 | (cp & 0x3F));
+	nddup_buf_append(buf, u, 3);
+}
+
+/*
+ * Hangul syllables are kept whole by the normalizer instead of being
+ * decomposed and composed again: every syllable, followed by a trailing
+ * jamo, a vowel jamo, a combining mark or a Hangul tone mark, normalizes as
+ * its jamo followed by the same (canonically equivalent input).
+ */
+static void
+test_hangul_whole(void)
+{
+	static const uint32_t next[] = {0x11A8, 0x11C2, 0x1161, 0x0301, 0x302E};
+	NddupBuf	whole = {0};
+	NddupBuf	jamo = {0};
+	NddupBuf	a = {0};
+	NddupBuf	b = {0};
+	long		bad = 0;
+
+	for (uint32_t cp = 0xAC00; cp < 0xAC00 + 11172; cp++)
+	{
+		uint32_t	sidx = cp - 0xAC00;
+
+		for (size_t k = 0; k < sizeof(next) / sizeof(next[0]); k++)
+		{
+			whole.len = jamo.len = a.len = b.len = 0;
+			append_cp(&whole, cp);
+			append_cp(&jamo, 0x1100 + sidx / 588);
+			append_cp(&jamo, 0x1161 + (sidx % 588) / 28);
+			if (sidx % 28 != 0)
+				append_cp(&jamo, 0x11A7 + sidx % 28);
+			append_cp(&whole, next[k]);
+			append_cp(&jamo, next[k]);
+			nddup_nfkc(whole.data, whole.len, &a);
+			nddup_nfkc(jamo.data, jamo.len, &b);
+			if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0)
+				bad++;
+		}
+	}
+	check_true(__LINE__, bad == 0, "Hangul syllable + next normalizes as its jamo + next");
+	nddup_buf_free(&whole);
+	nddup_buf_free(&jamo);
+	nddup_buf_free(&a);
+	nddup_buf_free(&b);
+}
+
 /* Full case folding (CaseFolding.txt statuses C and F). */
 static void
 test_case_folding(void)
@@ -831,6 +893,7 @@ run_text_tests(void)
 	test_known_answers();
 	test_html();
 	test_nfkc();
+	test_hangul_whole();
 	test_case_folding();
 	test_separators();
 	test_invalid_utf8();
