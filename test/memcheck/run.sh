@@ -123,7 +123,7 @@ build_postgres() {
 	local start=$SECONDS
 	(
 		cd "$PGSRC"
-		[ -f GNUmakefile ] && make -s distclean >/dev/null 2>&1
+		if [ -f GNUmakefile ]; then make -s distclean >/dev/null 2>&1 || true; fi
 		nice ./configure --prefix="$PREFIX" --libdir="$PREFIX/lib/postgresql" \
 			--enable-cassert --enable-debug --enable-tap-tests \
 			--without-icu --without-readline \
