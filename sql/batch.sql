@@ -255,10 +255,12 @@ SELECT count(*) AS assigned, count(*) FILTER (WHERE a.cluster_id = c.cluster_id)
 FROM hamming_assign('SELECT id, fp FROM bt WHERE id >= 100000', 'SELECT id, fp, cluster_id FROM base_clusters', 3) a
 JOIN hamming_clusters('SELECT id, fp FROM bt', 3) c USING (id);
 
--- progress notices
+-- progress notices (terse: the DETAIL of the timed lines is a duration)
 SET nddup.progress = on;
 SET nddup.batch_blocks = 5;
+\set VERBOSITY terse
 SELECT count(*) FROM hamming_pairs('SELECT id, fp FROM bt', 3);
+\set VERBOSITY default
 RESET nddup.batch_blocks;
 RESET nddup.progress;
 
@@ -274,6 +276,8 @@ RESET work_mem;
 
 -- statement_timeout stops a long run
 SET statement_timeout = '300ms';
+\set VERBOSITY terse
 SELECT count(*) FROM hamming_pairs(
 	'SELECT g, (hashint8(g)::bigint << 32 | hashint8(-g)::bigint & 4294967295)::simhash64 FROM generate_series(1, 200000) g', 24);
+\set VERBOSITY default
 RESET statement_timeout;

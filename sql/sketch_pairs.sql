@@ -225,7 +225,9 @@ CREATE TABLE sp_copies AS
 SELECT g AS id, (SELECT s FROM sp_docs WHERE id = 1) AS s FROM generate_series(1, 20000) g;
 SET work_mem = '64MB';
 SET statement_timeout = '300ms';
+\set VERBOSITY terse
 SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_copies', 0.9);
+\set VERBOSITY default
 RESET statement_timeout;
 -- clustering the copies is quick: identical sketches are grouped first
 SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9);

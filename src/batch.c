@@ -267,6 +267,12 @@ check_radius(int32 radius)
 	ereport((st)->progress ? NOTICE : DEBUG1, \
 			(errmsg_internal(__VA_ARGS__)))
 
+/* Progress or debug message whose DETAIL is the time since the start. */
+#define batch_log_time(st, ms, ...) \
+	ereport((st)->progress ? NOTICE : DEBUG1, \
+			(errmsg_internal(__VA_ARGS__), \
+			 errdetail_internal("%.0f ms since the start.", (ms))))
+
 /* Report progress every 10 % of the tables when nddup.progress is on. */
 static void
 report_progress(BatchState *st, double done, double total)
@@ -2146,10 +2152,10 @@ finish_batch(BatchState *st)
 		group_fingerprints(st);
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
-		batch_log(st, "%s: grouped %llu rows into %llu distinct fingerprints in %.0f ms",
-				  st->fname, (unsigned long long) st->nrows,
-				  (unsigned long long) st->ndistinct,
-				  INSTR_TIME_GET_MILLISEC(t1));
+		batch_log_time(st, INSTR_TIME_GET_MILLISEC(t1),
+					   "%s: grouped %llu rows into %llu distinct fingerprints",
+					   st->fname, (unsigned long long) st->nrows,
+					   (unsigned long long) st->ndistinct);
 		if (st->mode == BATCH_CLUSTER || st->mode == BATCH_ASSIGN)
 			uf_init(st, st->ndistinct);
 		if (st->mode == BATCH_ASSIGN)
@@ -2176,8 +2182,8 @@ finish_batch(BatchState *st)
 		run_tables_memory(st);
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
-		batch_log(st, "%s: tables done after %.0f ms", st->fname,
-				  INSTR_TIME_GET_MILLISEC(t1));
+		batch_log_time(st, INSTR_TIME_GET_MILLISEC(t1), "%s: tables done",
+					   st->fname);
 		/* the fingerprints are not needed any more */
 		pfree(st->ufp);
 		st->ufp = NULL;
@@ -2188,8 +2194,8 @@ finish_batch(BatchState *st)
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	batch_log(st, "%s: %llu result rows after %.0f ms", st->fname,
-			  (unsigned long long) st->nout, INSTR_TIME_GET_MILLISEC(t1));
+	batch_log_time(st, INSTR_TIME_GET_MILLISEC(t1), "%s: %llu result rows",
+				   st->fname, (unsigned long long) st->nout);
 	if (st->spill)
 		tuplestore_end(st->spill);
 	MemoryContextDelete(st->cxt);

@@ -222,6 +222,12 @@ typedef struct SkReceiver
 	ereport((st)->progress ? NOTICE : DEBUG1, \
 			(errmsg_internal(__VA_ARGS__)))
 
+/* Progress or debug message whose DETAIL is the time since the start. */
+#define sk_log_time(st, ms, ...) \
+	ereport((st)->progress ? NOTICE : DEBUG1, \
+			(errmsg_internal(__VA_ARGS__), \
+			 errdetail_internal("%.0f ms since the start.", (ms))))
+
 /* ----------------------------------------------------------------
  *		Settings, arguments and messages
  * ----------------------------------------------------------------
@@ -1475,9 +1481,10 @@ sk_finish(SkState *st, int32 bands, int32 rows)
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	sk_log(st, "%s: %llu candidates verified, %llu result rows after %.0f ms",
-		   st->fname, (unsigned long long) st->ncand,
-		   (unsigned long long) st->nout, INSTR_TIME_GET_MILLISEC(t1));
+	sk_log_time(st, INSTR_TIME_GET_MILLISEC(t1),
+				"%s: %llu candidates verified, %llu result rows",
+				st->fname, (unsigned long long) st->ncand,
+				(unsigned long long) st->nout);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(st->cxt);
 }
