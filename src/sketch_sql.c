@@ -37,7 +37,8 @@
  * ----------------------------------------------------------------
  */
 
-static double similarity_threshold = 0.5;
+/* default 0.3: where word 3-shingle resemblance separates near-duplicates best (docs/quality.md) */
+static double similarity_threshold = 0.3;
 static bool sketch_guc_defined = false;
 
 /*
@@ -56,7 +57,7 @@ nddup_sketch_init(void)
 							 "Resemblance at or above which the % operator is true.",
 							 "Applies to shingleset and minhash values.",
 							 &similarity_threshold,
-							 0.5, 0.0, 1.0,
+							 0.3, 0.0, 1.0,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 }
