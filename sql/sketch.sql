@@ -191,12 +191,12 @@ INSERT INTO sketch_docs VALUES
 SELECT b.id, round(jaccard(shingle_set(a.body), shingle_set(b.body))::numeric, 3) AS exact,
        round((shingle_set(a.body) <-> shingle_set(b.body))::numeric, 3) AS dist,
        shingle_set(a.body) % shingle_set(b.body) AS sim,
-       similar(shingle_set(a.body), shingle_set(b.body), 0.3) AS sim03,
+       similar(shingle_set(a.body), shingle_set(b.body), 0.5) AS sim05,
        round(jaccard(minhash(a.body, 64), minhash(b.body, 64))::numeric, 3) AS oph64,
        round(jaccard(minhash(a.body, 64, 'kperm'), minhash(b.body, 64, 'kperm'))::numeric, 3) AS kperm64,
        minhash(a.body, 64) % minhash(b.body, 64) AS mh_sim
 FROM sketch_docs a, sketch_docs b WHERE a.id = 1 ORDER BY b.id;
-SET nddup.similarity_threshold = 0.3;
+SET nddup.similarity_threshold = 0.5;
 SELECT b.id FROM sketch_docs a, sketch_docs b
 WHERE a.id = 1 AND shingle_set(a.body) % shingle_set(b.body) ORDER BY b.id;
 SELECT b.id FROM sketch_docs a, sketch_docs b

@@ -79,10 +79,10 @@ SET work_mem = '64kB';
 -------------------------------------------------------------------------------
 -- minhash_lsh_ops
 
--- design threshold 0.5, for k = 128: 65 bands of 1 row (the default, 0.8,
--- gives 26 bands of 4 rows)
+-- design threshold 0.5, for k = 128: 65 bands of 1 row (the default, 0.3,
+-- gives 90 bands of 1 row; 0.8 gives 26 bands of 4 rows)
 SELECT t, (minhash_lsh_geometry(128, 32, t)).*
-FROM unnest(ARRAY[0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]) t;
+FROM unnest(ARRAY[0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]) t;
 CREATE INDEX sk_mh_idx ON sk USING gin (mh minhash_lsh_ops(threshold = 0.5)) WITH (fastupdate = off);
 
 EXPLAIN (COSTS OFF)
@@ -126,10 +126,10 @@ SELECT count(*) FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3),
 CREATE INDEX sk_kp_idx ON sk USING gin (kp minhash_lsh_ops(bands = 15, rows = 4));
 SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.kp <@ similar_to(q.kp, t)$$, 'sk_kp_idx');
--- b-bit sketches (chance-corrected estimate), default options: design
--- threshold 0.8 (lower query thresholds: a full index scan)
-SELECT * FROM minhash_lsh_geometry(128, 8);
-CREATE INDEX sk_b8_idx ON sk USING gin (b8 minhash_lsh_ops);
+-- b-bit sketches (chance-corrected estimate), design threshold 0.8 (lower
+-- query thresholds: a full index scan)
+SELECT * FROM minhash_lsh_geometry(128, 8, 0.8);
+CREATE INDEX sk_b8_idx ON sk USING gin (b8 minhash_lsh_ops(threshold = 0.8));
 SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.b8 <@ similar_to(q.b8, t)$$, 'sk_b8_idx');
 
@@ -162,7 +162,7 @@ SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 -- keep whole pages, rechecked row by row
 CREATE TABLE sk_wide (id integer, mh minhash_sketch) WITH (fillfactor = 10);
 INSERT INTO sk_wide SELECT id, minhash(body) FROM sk_docs;
-CREATE INDEX sk_wide_idx ON sk_wide USING gin (mh);
+CREATE INDEX sk_wide_idx ON sk_wide USING gin (mh minhash_lsh_ops(threshold = 0.8));
 CREATE FUNCTION sk_lossy(query text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
@@ -199,6 +199,14 @@ CREATE INDEX ON sk_mixed USING gin (mh);
 SELECT count(*) FROM sk_mixed WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8);
 DELETE FROM sk_mixed WHERE id = 999;
 SELECT count(*) FROM sk_mixed WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8);
+-- default options: design threshold 0.3, the default of
+-- nddup.similarity_threshold; % at the default setting and similar_to()
+-- through this index agree with a sequential scan
+SELECT * FROM minhash_lsh_geometry(128);
+SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk_mixed d
+	WHERE d.mh % q.mh$$, 'sk_mixed_mh_idx');
+SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk_mixed d
+	WHERE d.mh <@ similar_to(q.mh, t)$$, 'sk_mixed_mh_idx');
 -- bad options
 CREATE INDEX ON sk USING gin (kp minhash_lsh_ops(bands = 20, rows = 4));
 CREATE INDEX ON sk USING gin (kp minhash_lsh_ops(bands = 65));

@@ -176,8 +176,12 @@ typedef struct SketchQuery
 #define EMPTY_BASE		(PG_INT64_MIN + (INT64CONST(1) << 55))
 #define SPECIAL_END		(PG_INT64_MIN + (INT64CONST(1) << 56))
 
-/* LSH option defaults and limits */
-#define LSH_DEFAULT_THRESHOLD	0.8
+/*
+ * LSH option defaults and limits.  The default design threshold is the
+ * default of nddup.similarity_threshold, so that the default index serves
+ * the % operator at the default setting without a full index scan.
+ */
+#define LSH_DEFAULT_THRESHOLD	0.3
 #define LSH_INTEGRATION_STEPS	64
 
 /* ----------------------------------------------------------------

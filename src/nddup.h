@@ -270,7 +270,7 @@ extern bool nddup_sorted_contains(const uint64_t *items, size_t n, uint64_t x);
 
 #ifdef PG_VERSION_NUM
 /* Default of nddup.similarity_threshold and of the trigger's threshold=. */
-#define NDDUP_DEFAULT_SIMILARITY_THRESHOLD	0.5
+#define NDDUP_DEFAULT_SIMILARITY_THRESHOLD	0.3
 
 /* GUC nddup.similarity_threshold (src/sketch_sql.c); call from _PG_init */
 extern void nddup_sketch_init(void);

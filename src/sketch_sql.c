@@ -37,6 +37,7 @@
  * ----------------------------------------------------------------
  */
 
+/* default 0.3: where word 3-shingle resemblance separates near-duplicates best (docs/quality.md) */
 static double similarity_threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 static bool sketch_guc_defined = false;
 

@@ -4,7 +4,7 @@
 --               union aggregate, super-shingles
 --   imatch_lexicon: I-Match lexicons and signatures (uuid)
 -- Operators, the same for every sketch type:
---   a % b    resemblance >= nddup.similarity_threshold (GUC, default 0.5)
+--   a % b    resemblance >= nddup.similarity_threshold (GUC, default 0.3)
 --   a <-> b  resemblance distance 1 - r (float8; ORDER BY a <-> b)
 --   similar(a, b, threshold)  the % test with the threshold as an argument
 

@@ -110,7 +110,8 @@ CREATE FUNCTION @extschema@.minhash_lsh_options(internal)
 	RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- Options: bands and/or rows (b * r <= k), or threshold (default 0.8).
+-- Options: bands and/or rows (b * r <= k), or threshold (default 0.3, the default of
+-- nddup.similarity_threshold).
 CREATE OPERATOR CLASS @extschema@.minhash_lsh_ops
 	DEFAULT FOR TYPE @extschema@.minhash_sketch USING gin AS
 	OPERATOR 1 @extschema@.% (@extschema@.minhash_sketch, @extschema@.minhash_sketch),
@@ -129,7 +130,7 @@ COMMENT ON OPERATOR CLASS @extschema@.minhash_lsh_ops USING gin
 	IS 'exact resemblance-threshold search of min-hash sketches by LSH bands (a % q, a <@ similar_to(q, t))';
 
 CREATE FUNCTION @extschema@.minhash_lsh_geometry(k integer, bits integer DEFAULT 32,
-		threshold double precision DEFAULT 0.8,
+		threshold double precision DEFAULT 0.3,
 		OUT bands integer, OUT rows integer, OUT min_equal integer,
 		OUT false_positive_area double precision, OUT false_negative_area double precision)
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
