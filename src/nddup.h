@@ -3,11 +3,11 @@
  * nddup.h
  *	  Declarations shared by all nddup source files.
  *
- * The first part is the pure-C core (text normalization, tokenization,
- * shingling, hashing, simhash): it includes no PostgreSQL header, so it is
- * compiled and tested outside the server as well (test/unit).  The second
- * part, guarded by PG_VERSION_NUM, is visible only to the server-side files,
- * which include postgres.h first.
+ * The pure-C core (text normalization, tokenization, shingling, hashing,
+ * simhash, min-hash, and the text and binary forms of the types) includes
+ * no PostgreSQL header, so it is compiled and tested outside the server as
+ * well (test/unit, test/fuzz).  The parts guarded by PG_VERSION_NUM are
+ * visible only to the server-side files, which include postgres.h first.
  *
  * Fingerprints are stored data: every function that computes one is a file
  * format.  Never change what these functions return for a given input;
