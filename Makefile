@@ -25,8 +25,10 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
 
 # Pure-C core unit tests, built outside the server with sanitizers; a second
 # build without the SIMD code paths runs the simhash and one-pass suites.
-CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c src/minhash.c
-UNIT_SRCS = test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c test/unit/test_scan.c
+CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c src/minhash.c \
+	src/simhash_format.c src/sketch_format.c src/imatch_format.c src/trigger_options.c
+UNIT_SRCS = test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c test/unit/test_scan.c \
+	test/unit/test_format.c
 UNIT_CFLAGS = -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Isrc -Itest/unit
 unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/nddup.h

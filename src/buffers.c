@@ -9,6 +9,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,32 @@ nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len)
 	if (len > 0)
 		memcpy(buf->data + buf->len, bytes, len);
 	buf->len += len;
+}
+
+/*
+ * Append printf-formatted text to the NddupBuf at arg and keep a NUL after
+ * it (not counted in len): an NddupPrintf for the text forms of the types.
+ */
+void
+nddup_buf_printf(void *arg, const char *fmt,...)
+{
+	NddupBuf   *buf = (NddupBuf *) arg;
+	va_list		ap;
+	int			n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+	{
+		fprintf(stderr, "nddup: invalid format \"%s\"\n", fmt);
+		abort();
+	}
+	nddup_buf_reserve(buf, (size_t) n + 1);
+	va_start(ap, fmt);
+	vsnprintf(buf->data + buf->len, (size_t) n + 1, fmt, ap);
+	va_end(ap);
+	buf->len += (size_t) n;
 }
 
 /* Release the memory of buf and reset it to empty. */

@@ -44,7 +44,7 @@
  * set instead, which can only merge two keys (more candidates, never fewer).
  *
  * The layouts of minhash_sketch and shingleset are read as documented in
- * docs/sketches.md ("Binary form"); src/sketch_sql.c owns them.  See
+ * docs/sketches.md ("Binary form"); src/nddup.h defines them.  See
  * docs/sketch-indexes.md.
  *
  *-------------------------------------------------------------------------
@@ -105,43 +105,9 @@ extern Datum shingleset_similar(PG_FUNCTION_ARGS);
 extern Datum shingleset_containment(PG_FUNCTION_ARGS);
 extern Datum shingleset_overlap(PG_FUNCTION_ARGS);
 
-/* ----------------------------------------------------------------
- *		Read-only views of the stored layouts (docs/sketches.md)
- * ----------------------------------------------------------------
- */
-
-/* minhash_sketch: 16-byte header, then k uint32 values or packed b-bit ones */
-typedef struct SketchMinhash
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		method;			/* 0 kperm, 1 oph */
-	uint8		bits;			/* 32, or 1, 2, 4, 8, 16 */
-	uint8		flags;			/* SKETCH_MINHASH_EMPTY_DOC */
-	uint8		size;			/* shingle size */
-	uint8		unit;			/* 0 word, 1 char */
-	uint16		k;
-	uint32		seed;
-	uint8		data[FLEXIBLE_ARRAY_MEMBER];
-} SketchMinhash;
-
-#define SKETCH_MINHASH_EMPTY_DOC	0x01
-
-/* shingleset: 24-byte header, then nitems sorted distinct uint64 hashes */
-typedef struct SketchSet
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		kind;			/* 0 exact, 1 bottom, 2 mod */
-	uint8		size;
-	uint8		unit;
-	uint32		param;			/* s, m or 0 */
-	uint32		nitems;
-	uint64		cardinality;	/* |S(D)| */
-	uint64		items[FLEXIBLE_ARRAY_MEMBER];
-} SketchSet;
-
-#define SKETCH_SET_BOTTOM	1
+/* The stored layouts (src/nddup.h, docs/sketches.md) */
+typedef NddupMinhash SketchMinhash;
+typedef NddupShingleSet SketchSet;
 
 StaticAssertDecl(offsetof(SketchMinhash, data) == 16,
 				 "minhash_sketch header is 16 bytes");
@@ -155,14 +121,12 @@ StaticAssertDecl(offsetof(SketchSet, items) == 24,
 typedef struct SketchQuery
 {
 	int32		vl_len_;
-	uint8		kind;			/* QUERY_JACCARD or QUERY_CONTAINMENT */
+	uint8		kind;			/* NDDUP_QUERY_JACCARD or NDDUP_QUERY_CONTAINMENT */
 	uint8		padding[3];		/* always zero */
 	float8		threshold;
 	char		value[FLEXIBLE_ARRAY_MEMBER];
 } SketchQuery;
 
-#define QUERY_JACCARD		0
-#define QUERY_CONTAINMENT	1
 #define SKETCH_QUERY_HDRSZ	offsetof(SketchQuery, value)
 #define QUERY_VALUE(q)		((struct varlena *) (q)->value)
 
@@ -310,48 +274,55 @@ query_out(SketchQuery *q, PGFunction value_out)
 															PointerGetDatum(QUERY_VALUE(q))));
 
 	return psprintf("%s>=%s %s",
-					q->kind == QUERY_CONTAINMENT ? "containment" : "jaccard",
+					q->kind == NDDUP_QUERY_CONTAINMENT ? "containment" : "jaccard",
 					float8out_internal(q->threshold), value);
 }
 
-/* Parse the text form; value_in reads the embedded value. */
+/*
+ * Read the threshold of a query's text form (an NddupNumberParser):
+ * float8in's syntax and errors, the whole query text (arg) in messages.
+ */
+static bool
+parse_threshold(const char *num, double *value, const char **end, void *arg)
+{
+	char	   *stop;
+
+	*value = float8in_internal((char *) num, &stop, "double precision", (const char *) arg);
+	*end = stop;
+	return true;
+}
+
+/* Raise the error of a query text (str) rejected by src/sketch_format.c. */
+static void
+query_input_error(const NddupParseError *err, const char *str, bool allow_containment)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
+			 err->detail[0] ? errdetail("%s", err->detail) : 0,
+			 err->code == NDDUP_PARSE_SYNTAX ?
+			 errhint("The form is \"jaccard>=threshold value\"%s.",
+					 allow_containment ? " or \"containment>=threshold value\"" : "") : 0));
+}
+
+/*
+ * Parse the text form (src/sketch_format.c); value_in reads the embedded
+ * value.
+ */
 static SketchQuery *
 query_in(char *str, PGFunction value_in, bool allow_containment)
 {
 	int			kind;
-	char	   *p = str;
-	char	   *end;
 	double		threshold;
+	const char *value_text;
 	struct varlena *value;
+	NddupParseError err;
 
-	while (*p == ' ')
-		p++;
-	if (strncmp(p, "jaccard>=", 9) == 0)
-	{
-		kind = QUERY_JACCARD;
-		p += 9;
-	}
-	else if (allow_containment && strncmp(p, "containment>=", 13) == 0)
-	{
-		kind = QUERY_CONTAINMENT;
-		p += 13;
-	}
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
-				 errhint("The form is \"jaccard>=threshold value\"%s.",
-						 allow_containment ? " or \"containment>=threshold value\"" : "")));
-	/* reads the number and the spaces after it */
-	threshold = float8in_internal(p, &end, "double precision", str);
-	if (isnan(threshold) || threshold < 0.0 || threshold > 1.0 || *end == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
-				 *end == '\0' ? errdetail("The threshold is followed by no sketch.") :
-				 errdetail("The threshold must be between 0 and 1.")));
+	if (nddup_query_parse(str, allow_containment, parse_threshold, str, &kind,
+						  &threshold, &value_text, &err) != NDDUP_PARSE_OK)
+		query_input_error(&err, str, allow_containment);
 	value = (struct varlena *) PG_DETOAST_DATUM(DirectFunctionCall1(value_in,
-																	CStringGetDatum(end)));
+																	CStringGetDatum(value_text)));
 	return make_query(kind, threshold, value);
 }
 
@@ -359,7 +330,7 @@ query_in(char *str, PGFunction value_in, bool allow_containment)
 static void
 check_containment_kind(const SketchSet *s)
 {
-	if (s->kind == SKETCH_SET_BOTTOM)
+	if (s->kind == NDDUP_SET_BOTTOM)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("containment cannot be estimated from bottom-s samples"),
@@ -386,12 +357,11 @@ shingleset_query_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	SketchQuery *q = query_in(str, shingleset_in, true);
+	NddupParseError err;
 
-	if (q->kind == QUERY_CONTAINMENT && ((SketchSet *) QUERY_VALUE(q))->kind == SKETCH_SET_BOTTOM)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for a sketch query: \"%s\"", str),
-				 errdetail("Containment cannot be estimated from bottom-s samples.")));
+	if (nddup_query_check_set(q->kind, (const SketchSet *) QUERY_VALUE(q),
+							  &err) != NDDUP_PARSE_OK)
+		query_input_error(&err, str, true);
 	PG_RETURN_POINTER(q);
 }
 
@@ -409,7 +379,7 @@ minhash_similar_to(PG_FUNCTION_ARGS)
 	double		t = PG_GETARG_FLOAT8(1);
 
 	check_query_threshold(t);
-	PG_RETURN_POINTER(make_query(QUERY_JACCARD, t, PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+	PG_RETURN_POINTER(make_query(NDDUP_QUERY_JACCARD, t, PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
 }
 
 /* similar_to(q shingleset, t): the rows whose resemblance with q is >= t */
@@ -419,7 +389,7 @@ shingleset_similar_to(PG_FUNCTION_ARGS)
 	double		t = PG_GETARG_FLOAT8(1);
 
 	check_query_threshold(t);
-	PG_RETURN_POINTER(make_query(QUERY_JACCARD, t, PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+	PG_RETURN_POINTER(make_query(NDDUP_QUERY_JACCARD, t, PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
 }
 
 /* containing(q shingleset, t): the rows D with containment(q, D) >= t */
@@ -431,7 +401,7 @@ shingleset_containing(PG_FUNCTION_ARGS)
 
 	check_query_threshold(t);
 	check_containment_kind((SketchSet *) value);
-	PG_RETURN_POINTER(make_query(QUERY_CONTAINMENT, t, value));
+	PG_RETURN_POINTER(make_query(NDDUP_QUERY_CONTAINMENT, t, value));
 }
 
 /* sketch <@ minhash_query: similar(sketch, q, t) */
@@ -456,7 +426,7 @@ shingleset_query_match(PG_FUNCTION_ARGS)
 	bool		isnull;
 	Datum		c;
 
-	if (q->kind == QUERY_JACCARD)
+	if (q->kind == NDDUP_QUERY_JACCARD)
 		PG_RETURN_DATUM(DirectFunctionCall3(shingleset_similar, PG_GETARG_DATUM(0),
 											PointerGetDatum(QUERY_VALUE(q)),
 											Float8GetDatum(q->threshold)));
@@ -925,7 +895,7 @@ minhash_lsh_extract_value(PG_FUNCTION_ARGS)
 	Datum	   *keys;
 
 	lsh_geometry(fcinfo, m, &bands, &rows);
-	if (m->flags & SKETCH_MINHASH_EMPTY_DOC)
+	if (m->flags & NDDUP_MINHASH_EMPTY_DOC)
 	{
 		keys = palloc(sizeof(Datum) * 2);
 		keys[0] = Int64GetDatum(PARAM_BASE + code);
@@ -1030,9 +1000,9 @@ minhash_lsh_extract_query(PG_FUNCTION_ARGS)
 	/* a copy of the query, never marked empty, for the probes */
 	p.probe = palloc(VARSIZE(q));
 	memcpy(p.probe, q, VARSIZE(q));
-	p.probe->flags &= ~SKETCH_MINHASH_EMPTY_DOC;
+	p.probe->flags &= ~NDDUP_MINHASH_EMPTY_DOC;
 
-	if (q->flags & SKETCH_MINHASH_EMPTY_DOC)
+	if (q->flags & NDDUP_MINHASH_EMPTY_DOC)
 	{
 		/* estimate 1 with empty rows, 0 with the others */
 		if (probe_operator(&p, p.probe))
@@ -1180,7 +1150,7 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 	bool	  **pmatch = (bool **) PG_GETARG_POINTER(3);
 	Pointer   **extra_data = (Pointer **) PG_GETARG_POINTER(4);
 	SketchSet  *q;
-	int			kind = QUERY_JACCARD;
+	int			kind = NDDUP_QUERY_JACCARD;
 	double		t = 0;
 	double		n;
 	int64		code;
@@ -1209,7 +1179,7 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 
 	if (strategy == STRATEGY_OVERLAP)
 		need = 1;
-	else if (kind == QUERY_CONTAINMENT)
+	else if (kind == NDDUP_QUERY_CONTAINMENT)
 	{
 		/* c(empty, D) = 1 for every D; an empty V(Q) gives NULL (no row) */
 		if (q->cardinality == 0 || t <= 0)
@@ -1229,7 +1199,7 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 			PG_RETURN_POINTER(keys);
 		}
 		n = q->nitems;
-		if (q->kind == SKETCH_SET_BOTTOM)
+		if (q->kind == NDDUP_SET_BOTTOM)
 			n = Min(n, (double) q->param);
 		need = (int64) ceil(t * n - 1e-6);
 	}

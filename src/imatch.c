@@ -39,35 +39,9 @@
 #include "utils/memutils.h"
 #include "utils/uuid.h"
 
-/* Largest number of terms in a document-frequency table or a lexicon. */
-#define IMATCH_MAX_TERMS	10000000
-#define IMATCH_VERSION		1
 #define IMATCH_MAX_LEXICONS	64
 
-typedef enum LexiconKind
-{
-	LEX_DF = 0,					/* aggregation state: terms and their DF */
-	LEX_FINAL = 1				/* the kept terms */
-} LexiconKind;
-
-typedef struct Lexicon
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		kind;			/* LexiconKind */
-	uint16		padding;		/* zero */
-	float4		drop_frequent;	/* share of the most frequent terms cut */
-	float4		drop_rare;		/* share of the rarest terms cut */
-	int64		ndocs;			/* documents counted */
-	uint32		nterms;
-	uint32		padding2;		/* zero */
-	uint64		hashes[FLEXIBLE_ARRAY_MEMBER];	/* sorted; then int64 df[] for LEX_DF */
-} Lexicon;
-
-#define LEXICON_HDRSZ		offsetof(Lexicon, hashes)
-#define LEXICON_DF(l)		((int64 *) ((l)->hashes + (l)->nterms))
-#define LEXICON_SIZE(kind, n) \
-	(LEXICON_HDRSZ + (Size) (n) * ((kind) == LEX_DF ? 16 : 8))
+typedef NddupLexicon Lexicon;
 
 PG_FUNCTION_INFO_V1(imatch_lexicon_in);
 PG_FUNCTION_INFO_V1(imatch_lexicon_out);
@@ -84,12 +58,12 @@ PG_FUNCTION_INFO_V1(imatch_multi_text);
 static void
 check_terms(uint64 n)
 {
-	if (n > IMATCH_MAX_TERMS)
+	if (n > NDDUP_LEXICON_MAX_TERMS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("I-Match lexicon too large (%llu terms)", (unsigned long long) n),
 				 errdetail("A lexicon or document-frequency table holds at most %d terms.",
-						   IMATCH_MAX_TERMS)));
+						   NDDUP_LEXICON_MAX_TERMS)));
 }
 
 /* Raise 22023 unless both cut shares are in [0, 1) and sum below 1. */
@@ -202,16 +176,16 @@ df_new(MemoryContext parent)
 	return df;
 }
 
-/* Add a flat LEX_DF value into an expanded table. */
+/* Add a flat NDDUP_LEX_DF value into an expanded table. */
 static void
 df_add_flat(ExpandedDf *df, const Lexicon *flat)
 {
-	if (flat->kind != LEX_DF)
+	if (flat->kind != NDDUP_LEX_DF)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a finished I-Match lexicon is not an aggregation state")));
 	for (uint32 i = 0; i < flat->nterms; i++)
-		df_add(df, flat->hashes[i], LEXICON_DF(flat)[i]);
+		df_add(df, flat->hashes[i], NDDUP_LEXICON_DF(flat)[i]);
 	df->ndocs += flat->ndocs;
 	if (flat->drop_frequent >= 0)
 	{
@@ -260,7 +234,7 @@ df_get_flat_size(ExpandedObjectHeader *eohptr)
 {
 	ExpandedDf *df = (ExpandedDf *) eohptr;
 
-	return LEXICON_SIZE(LEX_DF, df->n + (df->zero_count > 0));
+	return NDDUP_LEXICON_SIZE(NDDUP_LEX_DF, df->n + (df->zero_count > 0));
 }
 
 static void
@@ -271,11 +245,11 @@ df_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	size_t		n;
 	uint64	   *keys = df_sorted_keys(df, &n);
 
-	Assert(allocated_size == LEXICON_SIZE(LEX_DF, n));
+	Assert(allocated_size == NDDUP_LEXICON_SIZE(NDDUP_LEX_DF, n));
 	memset(flat, 0, allocated_size);
 	SET_VARSIZE(flat, allocated_size);
-	flat->version = IMATCH_VERSION;
-	flat->kind = LEX_DF;
+	flat->version = NDDUP_LEXICON_VERSION;
+	flat->kind = NDDUP_LEX_DF;
 	flat->drop_frequent = df->cuts_set ? df->drop_frequent : -1;
 	flat->drop_rare = df->cuts_set ? df->drop_rare : -1;
 	flat->ndocs = df->ndocs;
@@ -283,7 +257,7 @@ df_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	for (size_t i = 0; i < n; i++)
 	{
 		flat->hashes[i] = keys[i];
-		LEXICON_DF(flat)[i] = df_count(df, keys[i]);
+		NDDUP_LEXICON_DF(flat)[i] = df_count(df, keys[i]);
 	}
 	pfree(keys);
 }
@@ -467,14 +441,14 @@ imatch_lexicon_finalfn(PG_FUNCTION_ARGS)
 	{
 		Lexicon    *flat = (Lexicon *) PG_DETOAST_DATUM(d);
 
-		if (flat->kind != LEX_DF)
+		if (flat->kind != NDDUP_LEX_DF)
 			PG_RETURN_POINTER(flat);
 		n = flat->nterms;
 		ranked = palloc_extended((n + 1) * sizeof(RankedTerm), MCXT_ALLOC_HUGE);
 		for (size_t i = 0; i < n; i++)
 		{
 			ranked[i].hash = flat->hashes[i];
-			ranked[i].df = LEXICON_DF(flat)[i];
+			ranked[i].df = NDDUP_LEXICON_DF(flat)[i];
 		}
 		ndocs = flat->ndocs;
 		if (flat->drop_frequent >= 0)
@@ -490,10 +464,10 @@ imatch_lexicon_finalfn(PG_FUNCTION_ARGS)
 	cut_r = (size_t) floor(r * (double) n);
 	kept = n - Min(n, cut_f + cut_r);
 	check_terms(kept);
-	lex = palloc0(LEXICON_SIZE(LEX_FINAL, kept));
-	SET_VARSIZE(lex, LEXICON_SIZE(LEX_FINAL, kept));
-	lex->version = IMATCH_VERSION;
-	lex->kind = LEX_FINAL;
+	lex = palloc0(NDDUP_LEXICON_SIZE(NDDUP_LEX_FINAL, kept));
+	SET_VARSIZE(lex, NDDUP_LEXICON_SIZE(NDDUP_LEX_FINAL, kept));
+	lex->version = NDDUP_LEXICON_VERSION;
+	lex->kind = NDDUP_LEX_FINAL;
 	lex->drop_frequent = (float4) f;
 	lex->drop_rare = (float4) r;
 	lex->ndocs = ndocs;
@@ -522,7 +496,7 @@ get_final_lexicon(FunctionCallInfo fcinfo, int argno)
 {
 	Lexicon    *lex = (Lexicon *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno));
 
-	if (lex->kind != LEX_FINAL)
+	if (lex->kind != NDDUP_LEX_FINAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("I-Match lexicon is an unfinished aggregation state"),
@@ -648,207 +622,54 @@ imatch_multi_text(PG_FUNCTION_ARGS)
  */
 
 /*
- * Raise the error of an invalid lexicon read by imatch_lexicon_in (the
- * text str, 22P02) or imatch_lexicon_recv (str NULL, 22P03).
+ * Raise the error of a lexicon rejected by imatch_lexicon_in (the text str,
+ * 22P02) or imatch_lexicon_recv (str NULL, 22P03).
  */
 static void
-invalid_lexicon(const char *str, const char *detail)
+lexicon_input_error(const NddupParseError *err, const char *str)
 {
-	if (str != NULL)
+	if (err->code == NDDUP_PARSE_TOO_LARGE)
+		check_terms(err->need);
+	if (err->code == NDDUP_PARSE_LENGTH)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str),
-				 errdetail("%s", detail)));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary value for type imatch_lexicon"),
-			 errdetail("%s", detail)));
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("binary imatch_lexicon has the wrong length")));
+	nddup_parse_error(err, "imatch_lexicon", str);
 }
 
-/*
- * Validate a lexicon read from text (str) or binary (NULL) input.  The cut
- * shares are those of check_cuts, stored as float4 (their sum may round up
- * to 1), or -1 and -1 in an aggregation state whose shares were not given.
- */
+/* Write a cut share in its shortest exact float4 form (an NddupShareFormatter). */
 static void
-validate_lexicon(const Lexicon *l, const char *str)
+format_share(float share, char out[32])
 {
-	double		f = l->drop_frequent;
-	double		r = l->drop_rare;
-
-	if (!(l->kind == LEX_DF && f == -1 && r == -1) &&
-		!(f >= 0 && r >= 0 && f + r <= 1))
-		invalid_lexicon(str, "The cut shares must be at least 0 and together at most 1.");
-	for (uint32 i = 1; i < l->nterms; i++)
-		if (l->hashes[i] <= l->hashes[i - 1])
-			invalid_lexicon(str, "Term hashes must be distinct and ascending.");
-	if (l->kind == LEX_DF)
-		for (uint32 i = 0; i < l->nterms; i++)
-			if (LEXICON_DF(l)[i] < 1 || LEXICON_DF(l)[i] > l->ndocs)
-				invalid_lexicon(str, "A document frequency is out of range (1 to ndocs).");
-}
-
-/* Append " name=<float4 in its shortest exact form>" to buf. */
-static void
-append_share(StringInfo buf, const char *name, float4 value)
-{
-	char		digits[32];
-
-	float_to_shortest_decimal_buf(value, digits);
-	appendStringInfo(buf, " %s=%s", name, digits);
+	float_to_shortest_decimal_buf(share, out);
 }
 
 /*
  * Text form: "lexicon ndocs=N drop_frequent=F drop_rare=R: h h ..." (16
- * hex digits each) or, for an aggregation state, "df ndocs=N ...: h:df ...".
+ * hex digits each) or, for an aggregation state, "df ndocs=N ...: h:df ..."
+ * (src/imatch_format.c).
  */
 Datum
 imatch_lexicon_out(PG_FUNCTION_ARGS)
 {
-	Lexicon    *l = (Lexicon *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s ndocs=" INT64_FORMAT, l->kind == LEX_DF ? "df" : "lexicon",
-					 l->ndocs);
-	append_share(&buf, "drop_frequent", l->drop_frequent);
-	append_share(&buf, "drop_rare", l->drop_rare);
-	appendStringInfoChar(&buf, ':');
-	for (uint32 i = 0; i < l->nterms; i++)
-	{
-		appendStringInfo(&buf, " %016llx", (unsigned long long) l->hashes[i]);
-		if (l->kind == LEX_DF)
-			appendStringInfo(&buf, ":" INT64_FORMAT, LEXICON_DF(l)[i]);
-	}
+	nddup_lexicon_format((Lexicon *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0)),
+						 format_share, nddup_string_info_printf, &buf);
 	PG_RETURN_CSTRING(buf.data);
-}
-
-/*
- * Parse " name=" and a number at *p, advancing *p past it; false if they
- * are not there.  An integer is a decimal int64 of digits only; a share is
- * a number in [-1, 1] (strtod syntax) starting with a digit or "-" and a
- * digit.
- */
-static bool
-parse_header_number(char **p, const char *name, int64 *integer, double *share)
-{
-	size_t		len = strlen(name);
-	char	   *s = *p;
-	char	   *end;
-
-	if (s[0] != ' ' || strncmp(s + 1, name, len) != 0 || s[len + 1] != '=')
-		return false;
-	s += len + 2;
-	errno = 0;
-	if (integer != NULL)
-	{
-		if (!isdigit((unsigned char) s[0]))
-			return false;
-		*integer = strtoll(s, &end, 10);
-	}
-	else
-	{
-		if (!isdigit((unsigned char) s[0]) && !(s[0] == '-' && isdigit((unsigned char) s[1])))
-			return false;
-		*share = strtod(s, &end);
-		if (!(*share >= -1 && *share <= 1))
-			return false;		/* every valid share is in [-1, 1] */
-	}
-	if (errno != 0)
-		return false;
-	*p = end;
-	return true;
 }
 
 Datum
 imatch_lexicon_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	char	   *p = str;
-	int			kind;
-	int64		ndocs;
-	double		f,
-				r;
-	size_t		cap = 16,
-				n = 0;
-	uint64	   *hashes = palloc(cap * sizeof(uint64));
-	int64	   *dfs = palloc(cap * sizeof(int64));
-	Lexicon    *l;
+	NddupParseError err;
+	Lexicon    *l = nddup_lexicon_parse(str, &err);
 
-	if (strncmp(p, "lexicon ndocs=", 14) == 0)
-		kind = LEX_FINAL;
-	else if (strncmp(p, "df ndocs=", 9) == 0)
-		kind = LEX_DF;
-	else
-		kind = -1;
-	if (kind >= 0)
-		p += kind == LEX_FINAL ? 7 : 2;
-	if (kind < 0 ||
-		!parse_header_number(&p, "ndocs", &ndocs, NULL) ||
-		!parse_header_number(&p, "drop_frequent", NULL, &f) ||
-		!parse_header_number(&p, "drop_rare", NULL, &r) || *p != ':')
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str),
-				 errdetail("Expected \"lexicon\" or \"df\", then ndocs=N drop_frequent=F drop_rare=R: and the terms.")));
-	p++;
-	for (;;)
-	{
-		char	   *end;
-		uint64		h;
-
-		while (*p == ' ')
-			p++;
-		if (*p == '\0')
-			break;
-		if (!isxdigit((unsigned char) *p))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str)));
-		errno = 0;
-		h = strtoull(p, &end, 16);
-		if (errno != 0 || end - p > 16)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str)));
-		p = end;
-		check_terms(n + 1);
-		if (n == cap)
-		{
-			cap *= 2;
-			hashes = repalloc_huge(hashes, cap * sizeof(uint64));
-			dfs = repalloc_huge(dfs, cap * sizeof(int64));
-		}
-		hashes[n] = h;
-		dfs[n] = 0;
-		if (kind == LEX_DF)
-		{
-			if (*p != ':' || !isdigit((unsigned char) p[1]))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str),
-						 errdetail("A document-frequency table lists hash:df pairs.")));
-			dfs[n] = strtoll(p + 1, &end, 10);
-			p = end;
-		}
-		if (*p != ' ' && *p != '\0')
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid input syntax for type imatch_lexicon: \"%s\"", str)));
-		n++;
-	}
-	l = palloc0(LEXICON_SIZE(kind, n));
-	SET_VARSIZE(l, LEXICON_SIZE(kind, n));
-	l->version = IMATCH_VERSION;
-	l->kind = (uint8) kind;
-	l->drop_frequent = (float4) f;
-	l->drop_rare = (float4) r;
-	l->ndocs = ndocs;
-	l->nterms = (uint32) n;
-	memcpy(l->hashes, hashes, n * sizeof(uint64));
-	if (kind == LEX_DF)
-		memcpy(LEXICON_DF(l), dfs, n * sizeof(int64));
-	validate_lexicon(l, str);
+	if (l == NULL)
+		lexicon_input_error(&err, str);
+	SET_VARSIZE(l, NDDUP_LEXICON_SIZE(l->kind, l->nterms));
 	PG_RETURN_POINTER(l);
 }
 
@@ -861,57 +682,26 @@ Datum
 imatch_lexicon_send(PG_FUNCTION_ARGS)
 {
 	Lexicon    *l = (Lexicon *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
-	StringInfoData buf;
+	size_t		n = nddup_lexicon_send_size(l);
+	bytea	   *result = palloc(VARHDRSZ + n);
 
-	pq_begintypsend(&buf);
-	pq_sendbyte(&buf, l->version);
-	pq_sendbyte(&buf, l->kind);
-	pq_sendfloat4(&buf, l->drop_frequent);
-	pq_sendfloat4(&buf, l->drop_rare);
-	pq_sendint64(&buf, l->ndocs);
-	pq_sendint32(&buf, l->nterms);
-	for (uint32 i = 0; i < l->nterms; i++)
-		pq_sendint64(&buf, (int64) l->hashes[i]);
-	if (l->kind == LEX_DF)
-		for (uint32 i = 0; i < l->nterms; i++)
-			pq_sendint64(&buf, LEXICON_DF(l)[i]);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	SET_VARSIZE(result, VARHDRSZ + n);
+	nddup_lexicon_send(l, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
 }
 
 Datum
 imatch_lexicon_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 22, "imatch_lexicon");
-	int			version = pq_getmsgbyte(buf);
-	int			kind = pq_getmsgbyte(buf);
-	float4		f = pq_getmsgfloat4(buf);
-	float4		r = pq_getmsgfloat4(buf);
-	int64		ndocs = pq_getmsgint64(buf);
-	uint32		n = (uint32) pq_getmsgint(buf, 4);
-	Lexicon    *l;
+	const uint8 *data;
+	size_t		len;
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), &data, &len);
+	NddupParseError err;
+	Lexicon    *l = nddup_lexicon_recv(data, len, &err);
 
-	if (version != IMATCH_VERSION || (kind != LEX_DF && kind != LEX_FINAL) || ndocs < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary imatch_lexicon header")));
-	check_terms(n);
-	if ((size_t) (buf->len - buf->cursor) != (size_t) n * (kind == LEX_DF ? 16 : 8))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("binary imatch_lexicon has the wrong length")));
-	l = palloc0(LEXICON_SIZE(kind, n));
-	SET_VARSIZE(l, LEXICON_SIZE(kind, n));
-	l->version = IMATCH_VERSION;
-	l->kind = (uint8) kind;
-	l->drop_frequent = f;
-	l->drop_rare = r;
-	l->ndocs = ndocs;
-	l->nterms = n;
-	for (uint32 i = 0; i < n; i++)
-		l->hashes[i] = (uint64) pq_getmsgint64(buf);
-	if (kind == LEX_DF)
-		for (uint32 i = 0; i < n; i++)
-			LEXICON_DF(l)[i] = pq_getmsgint64(buf);
-	validate_lexicon(l, NULL);
+	if (l == NULL)
+		lexicon_input_error(&err, NULL);
+	buf->cursor = buf->len;
+	SET_VARSIZE(l, NDDUP_LEXICON_SIZE(l->kind, l->nterms));
 	PG_RETURN_POINTER(l);
 }

@@ -3,11 +3,11 @@
  * nddup.h
  *	  Declarations shared by all nddup source files.
  *
- * The first part is the pure-C core (text normalization, tokenization,
- * shingling, hashing, simhash): it includes no PostgreSQL header, so it is
- * compiled and tested outside the server as well (test/unit).  The second
- * part, guarded by PG_VERSION_NUM, is visible only to the server-side files,
- * which include postgres.h first.
+ * The pure-C core (text normalization, tokenization, shingling, hashing,
+ * simhash, min-hash, and the text and binary forms of the types) includes
+ * no PostgreSQL header, so it is compiled and tested outside the server as
+ * well (test/unit, test/fuzz).  The parts guarded by PG_VERSION_NUM are
+ * visible only to the server-side files, which include postgres.h first.
  *
  * Fingerprints are stored data: every function that computes one is a file
  * format.  Never change what these functions return for a given input;
@@ -79,6 +79,9 @@ typedef void (*NddupHashBatchCallback) (void *arg, const uint64_t *hashes,
 extern void nddup_buf_reserve(NddupBuf *buf, size_t extra);
 extern void nddup_buf_append(NddupBuf *buf, const char *bytes, size_t len);
 extern void nddup_buf_free(NddupBuf *buf);
+/* an NddupPrintf: append printf-formatted text to the NddupBuf arg, NUL kept after it */
+extern void nddup_buf_printf(void *buf, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
 extern void nddup_hashes_push(NddupHashes *hashes, uint64_t hash);
 /* array size (hashes) from which nddup_hashes_push_distinct deduplicates */
 #define NDDUP_DISTINCT_COMPACT	(1 << 20)
@@ -184,8 +187,6 @@ typedef struct HammingBall
 } HammingBall;
 
 extern HammingBall *nddup_make_ball(uint64 center, int32 radius);
-struct StringInfoData;
-extern struct StringInfoData *nddup_recv_buffer(Datum arg, int need, const char *typname);
 extern Datum simhash64_in(PG_FUNCTION_ARGS);
 extern Datum simhash64_out(PG_FUNCTION_ARGS);
 
@@ -269,9 +270,6 @@ extern void nddup_bottom_s_compare(const uint64_t *a, size_t na,
 extern bool nddup_sorted_contains(const uint64_t *items, size_t n, uint64_t x);
 
 #ifdef PG_VERSION_NUM
-/* Default of nddup.similarity_threshold and of the trigger's threshold=. */
-#define NDDUP_DEFAULT_SIMILARITY_THRESHOLD	0.3
-
 /* GUC nddup.similarity_threshold (src/sketch_sql.c); call from _PG_init */
 extern void nddup_sketch_init(void);
 
@@ -287,5 +285,378 @@ extern int	nddup_minhash_min_equal(double t, int k, int bits);
 #endif
 
 /* ---------------- end of sketches ---------------- */
+
+/* ----------------------------------------------------------------
+ *		Text and binary forms of the types, and the trigger's arguments
+ *		(src/simhash_format.c, src/sketch_format.c, src/imatch_format.c,
+ *		src/trigger_options.c)
+ *
+ * Pure C: the input, output, receive and send functions of the types and
+ * the argument parser of nddup_dedup_trigger are thin wrappers around these
+ * functions, which are unit tested and fuzzed outside the server
+ * (test/unit/test_format.c, test/fuzz/, docs/fuzzing.md).  A parser returns
+ * NDDUP_PARSE_OK or the kind of error, and fills an NddupParseError with
+ * what the wrapper's message needs.  Text input is the input function's
+ * C string; binary input is the bytes of the value (the receive buffer from
+ * its cursor on), binary output the bytes its send function returns.  The
+ * structs below are the stored layouts of the varlena types, the varlena
+ * header (vl_len_) left for the server to set.  They are stored data:
+ * never change them (docs/sketches.md).
+ * ----------------------------------------------------------------
+ */
+
+typedef enum NddupParseCode
+{
+	NDDUP_PARSE_OK = 0,
+	NDDUP_PARSE_SYNTAX,			/* malformed text (22P02) */
+	NDDUP_PARSE_RANGE,			/* hamming_ball: a bad radius (22P02 text,
+								 * 22P03 binary); sketch query: a bad
+								 * threshold (22P02) */
+	NDDUP_PARSE_INVALID,		/* well-formed, not a valid value (22P02 text,
+								 * 22P03 binary) */
+	NDDUP_PARSE_SHORT,			/* binary: shorter than the fixed part (22P03) */
+	NDDUP_PARSE_HEADER,			/* binary: invalid header (22P03) */
+	NDDUP_PARSE_LENGTH,			/* binary: length not the header's (22P03) */
+	NDDUP_PARSE_TOO_LARGE,		/* more items than the type holds (54000) */
+	NDDUP_PARSE_NUMBER			/* sketch query: the caller's number parser
+								 * failed */
+} NddupParseCode;
+
+#define NDDUP_PARSE_NCODES		9
+
+/* Read a big-endian (network order) unsigned integer of n <= 8 bytes. */
+static inline uint64_t
+nddup_get_be(const uint8_t *p, int n)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Write the low n <= 8 bytes of v big-endian (network order). */
+static inline void
+nddup_put_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--)
+	{
+		p[i] = (uint8_t) v;
+		v >>= 8;
+	}
+}
+
+/* What a parser reports with an error, beyond its code. */
+typedef struct NddupParseError
+{
+	NddupParseCode code;
+	int64_t		have;			/* SHORT, LENGTH: bytes there; RANGE
+								 * (binary): the radius */
+	uint64_t	need;			/* SHORT, LENGTH: bytes expected; TOO_LARGE:
+								 * the number of items */
+	char		detail[192];	/* the errdetail, or "" for none */
+} NddupParseError;
+
+/*
+ * Fill err (detail_fmt may be NULL: no detail) and return code; shared by
+ * the parsers (src/simhash_format.c).
+ */
+extern NddupParseCode nddup_parse_fail(NddupParseError *err, NddupParseCode code,
+									   int64_t have, uint64_t need,
+									   const char *detail_fmt,...)
+			__attribute__((format(printf, 5, 6)));
+
+/*
+ * Where the text forms of the varlena types are written: appends
+ * printf-formatted text to arg (nddup_buf_printf; the server's appends to
+ * a StringInfo as appendStringInfo does, with its limits and errors).
+ */
+typedef void (*NddupPrintf) (void *arg, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+
+/* value if code is NDDUP_PARSE_OK; else frees value and returns NULL */
+extern void *nddup_parse_keep(void *value, NddupParseCode code);
+
+/* simhash64 and hamming_ball (src/simhash_format.c) */
+#define NDDUP_SIMHASH64_BINARY_SIZE		8
+#define NDDUP_HAMMING_BALL_BINARY_SIZE	12
+#define NDDUP_HAMMING_BALL_TEXT_SIZE	32	/* buffer for the text form */
+
+extern NddupParseCode nddup_simhash64_parse(const char *str, uint64_t *value);
+extern void nddup_simhash64_format(uint64_t value, char out[17]);
+extern NddupParseCode nddup_simhash64_recv(const uint8_t *data, size_t len,
+										   uint64_t *value, NddupParseError *err);
+extern void nddup_simhash64_send(uint64_t value, uint8_t out[8]);
+extern NddupParseCode nddup_hamming_ball_parse(const char *str, uint64_t *center,
+											   int32_t *radius);
+extern void nddup_hamming_ball_format(uint64_t center, int32_t radius,
+									  char out[NDDUP_HAMMING_BALL_TEXT_SIZE]);
+extern NddupParseCode nddup_hamming_ball_recv(const uint8_t *data, size_t len,
+											  uint64_t *center, int32_t *radius,
+											  NddupParseError *err);
+extern void nddup_hamming_ball_send(uint64_t center, int32_t radius, uint8_t out[12]);
+
+/* shingleset (src/sketch_format.c) */
+#define NDDUP_SHINGLESET_VERSION		1
+#define NDDUP_SHINGLESET_MAX_ITEMS		100000000
+#define NDDUP_SHINGLESET_MAX_S			1000000
+#define NDDUP_SHINGLESET_BINARY_HDRSZ	20
+
+typedef enum NddupSetKind
+{
+	NDDUP_SET_EXACT = 0,		/* S(D) */
+	NDDUP_SET_BOTTOM = 1,		/* F(D) = MIN_s(S(D)) */
+	NDDUP_SET_MOD = 2			/* V(D) = MOD_m(S(D)) */
+} NddupSetKind;
+
+typedef struct NddupShingleSet
+{
+	int32_t		vl_len_;
+	uint8_t		version;
+	uint8_t		kind;			/* NddupSetKind */
+	uint8_t		size;			/* shingle size */
+	uint8_t		unit;			/* NddupUnit */
+	uint32_t	param;			/* s (bottom), m (mod), 0 (exact) */
+	uint32_t	nitems;			/* hashes stored */
+	uint64_t	cardinality;	/* |S(D)|: distinct shingles of the document */
+	uint64_t	items[];		/* sorted, distinct */
+} NddupShingleSet;
+
+#define NDDUP_SHINGLESET_HDRSZ	offsetof(NddupShingleSet, items)
+#define NDDUP_SHINGLESET_SIZE(n)	(NDDUP_SHINGLESET_HDRSZ + (size_t) (n) * 8)
+
+extern NddupParseCode nddup_shingleset_validate(const NddupShingleSet *s,
+												NddupParseError *err);
+extern NddupShingleSet *nddup_shingleset_parse(const char *str, NddupParseError *err);
+extern void nddup_shingleset_format(const NddupShingleSet *s, NddupPrintf print,
+									void *arg);
+extern NddupShingleSet *nddup_shingleset_recv(const uint8_t *data, size_t len,
+											  NddupParseError *err);
+extern size_t nddup_shingleset_send_size(const NddupShingleSet *s);
+extern void nddup_shingleset_send(const NddupShingleSet *s, uint8_t *out);
+
+/* minhash_sketch (src/sketch_format.c) */
+#define NDDUP_MINHASH_VERSION			1
+#define NDDUP_MINHASH_EMPTY_DOC			0x01	/* the document had no shingles */
+#define NDDUP_MINHASH_BINARY_HDRSZ		12
+
+typedef struct NddupMinhash
+{
+	int32_t		vl_len_;
+	uint8_t		version;
+	uint8_t		method;			/* NddupMinhashMethod */
+	uint8_t		bits;			/* 32, or b of a b-bit sketch (1, 2, 4, 8, 16) */
+	uint8_t		flags;			/* NDDUP_MINHASH_EMPTY_DOC */
+	uint8_t		size;			/* shingle size */
+	uint8_t		unit;			/* NddupUnit */
+	uint16_t	k;
+	uint32_t	seed;
+
+	/*
+	 * bits = 32: uint32 values[k], then for oph the borrowed-bin bitmap of
+	 * (k + 7) / 8 bytes; bits < 32: the packed values only.
+	 */
+	uint8_t		data[];
+} NddupMinhash;
+
+#define NDDUP_MINHASH_HDRSZ			offsetof(NddupMinhash, data)
+#define NDDUP_MINHASH_VALUES(m)		((uint32_t *) (m)->data)
+#define NDDUP_MINHASH_BORROWED(m)	((m)->data + 4 * (size_t) (m)->k)
+
+extern size_t nddup_minhash_data_size(int method, int k, int bits);
+extern NddupMinhash *nddup_minhash_new(int method, int k, uint32_t seed, int size,
+									   int unit, int bits);
+extern NddupParseCode nddup_minhash_validate(const NddupMinhash *m,
+											 NddupParseError *err);
+extern NddupMinhash *nddup_minhash_parse(const char *str, NddupParseError *err);
+extern void nddup_minhash_format(const NddupMinhash *m, NddupPrintf print, void *arg);
+extern NddupMinhash *nddup_minhash_recv(const uint8_t *data, size_t len,
+										NddupParseError *err);
+extern size_t nddup_minhash_send_size(const NddupMinhash *m);
+extern void nddup_minhash_send(const NddupMinhash *m, uint8_t *out);
+
+/*
+ * minhash_query and shingleset_query (src/sketch_format.c): "jaccard>=T
+ * value" or "containment>=T value".  The threshold is read by the caller's
+ * number parser, which returns false on failure (the server's raises its
+ * own error instead) and sets *end past the number and the spaces after it.
+ */
+#define NDDUP_QUERY_JACCARD		0
+#define NDDUP_QUERY_CONTAINMENT	1
+
+typedef bool (*NddupNumberParser) (const char *num, double *value,
+								   const char **end, void *arg);
+
+extern NddupParseCode nddup_query_parse(const char *str, bool allow_containment,
+										NddupNumberParser parse_number, void *arg,
+										int *kind, double *threshold,
+										const char **value, NddupParseError *err);
+extern NddupParseCode nddup_query_check_set(int kind, const NddupShingleSet *set,
+											NddupParseError *err);
+
+/* imatch_lexicon (src/imatch_format.c) */
+#define NDDUP_LEXICON_VERSION		1
+#define NDDUP_LEXICON_MAX_TERMS		10000000
+#define NDDUP_LEXICON_BINARY_HDRSZ	22
+
+typedef enum NddupLexiconKind
+{
+	NDDUP_LEX_DF = 0,			/* aggregation state: terms and their DF */
+	NDDUP_LEX_FINAL = 1			/* the kept terms */
+} NddupLexiconKind;
+
+typedef struct NddupLexicon
+{
+	int32_t		vl_len_;
+	uint8_t		version;
+	uint8_t		kind;			/* NddupLexiconKind */
+	uint16_t	padding;		/* zero */
+	float		drop_frequent;	/* share of the most frequent terms cut */
+	float		drop_rare;		/* share of the rarest terms cut */
+	int64_t		ndocs;			/* documents counted */
+	uint32_t	nterms;
+	uint32_t	padding2;		/* zero */
+	uint64_t	hashes[];		/* sorted; then int64 df[] for NDDUP_LEX_DF */
+} NddupLexicon;
+
+#define NDDUP_LEXICON_HDRSZ		offsetof(NddupLexicon, hashes)
+#define NDDUP_LEXICON_DF(l)		((int64_t *) ((l)->hashes + (l)->nterms))
+#define NDDUP_LEXICON_SIZE(kind, n) \
+	(NDDUP_LEXICON_HDRSZ + (size_t) (n) * ((kind) == NDDUP_LEX_DF ? 16 : 8))
+
+/* Writes a cut share in its shortest exact decimal form (at most 31 bytes + NUL). */
+typedef void (*NddupShareFormatter) (float share, char out[32]);
+
+extern NddupParseCode nddup_lexicon_validate(const NddupLexicon *l,
+											 NddupParseError *err);
+extern NddupLexicon *nddup_lexicon_parse(const char *str, NddupParseError *err);
+extern void nddup_lexicon_format(const NddupLexicon *l, NddupShareFormatter share,
+								 NddupPrintf print, void *arg);
+extern NddupLexicon *nddup_lexicon_recv(const uint8_t *data, size_t len,
+										NddupParseError *err);
+extern size_t nddup_lexicon_send_size(const NddupLexicon *l);
+extern void nddup_lexicon_send(const NddupLexicon *l, uint8_t *out);
+
+/* the arguments of nddup_dedup_trigger (src/trigger_options.c) */
+typedef enum NddupTriggerKey
+{
+	NDDUP_TK_FINGERPRINT = 0,
+	NDDUP_TK_SOURCE,
+	NDDUP_TK_METHOD,
+	NDDUP_TK_RADIUS,
+	NDDUP_TK_SIZE,
+	NDDUP_TK_UNIT,
+	NDDUP_TK_WEIGHTING,
+	NDDUP_TK_ID,
+	NDDUP_TK_DUPLICATE_OF,
+	NDDUP_TK_ORDER,
+	NDDUP_TK_ACTION,
+	NDDUP_TK_LOCK,
+	NDDUP_TK_THRESHOLD,
+	NDDUP_TK_K
+} NddupTriggerKey;
+
+#define NDDUP_TRIGGER_NKEYS			14
+#define NDDUP_TRIGGER_MAX_RADIUS	32
+#define NDDUP_TRIGGER_DEFAULT_RADIUS	12
+#define NDDUP_TRIGGER_DEFAULT_K		128
+/* Default of nddup.similarity_threshold and of the trigger's threshold=. */
+#define NDDUP_DEFAULT_SIMILARITY_THRESHOLD	0.3
+
+typedef enum NddupTriggerMethod
+{
+	NDDUP_TRIGGER_SIMHASH,		/* simhash64 within a Hamming radius */
+	NDDUP_TRIGGER_MINHASH		/* minhash_sketch estimate >= a threshold */
+} NddupTriggerMethod;
+
+typedef enum NddupTriggerAction
+{
+	NDDUP_TRIGGER_MARK,			/* store the row, set duplicate_of */
+	NDDUP_TRIGGER_SKIP,			/* drop the row silently */
+	NDDUP_TRIGGER_ERROR			/* raise unique_violation */
+} NddupTriggerAction;
+
+typedef enum NddupTriggerLock
+{
+	NDDUP_TRIGGER_LOCK_BLOCKS,	/* radius + 1 block keys per fingerprint */
+	NDDUP_TRIGGER_LOCK_TABLE	/* one key per table: inserts serialize */
+} NddupTriggerLock;
+
+/* The trigger's arguments: the value of each key given, and what they say. */
+typedef struct NddupTriggerArgs
+{
+	const char *values[NDDUP_TRIGGER_NKEYS];	/* in the arguments, or NULL */
+	NddupTriggerMethod method;
+	int32_t		radius;			/* simhash */
+	double		threshold;		/* minhash */
+	NddupTriggerAction action;
+	NddupTriggerLock lock;
+	int32_t		size;			/* signature parameters (source= only) */
+	int32_t		k;
+	const char *unit;			/* "word" or "char" */
+	const char *weighting;		/* "tf" or "set" */
+} NddupTriggerArgs;
+
+typedef enum NddupTriggerCode
+{
+	NDDUP_TRIGGER_OK = 0,
+	NDDUP_TRIGGER_NOT_KEY_VALUE,	/* argument arg is not key=value */
+	NDDUP_TRIGGER_UNKNOWN_KEY,	/* the first key_len bytes of argument arg */
+	NDDUP_TRIGGER_DUPLICATE_KEY,	/* key is given twice */
+	NDDUP_TRIGGER_METHOD,		/* unknown method= */
+	NDDUP_TRIGGER_NOT_FOR_METHOD,	/* key does not apply to the method */
+	NDDUP_TRIGGER_INTEGER,		/* key is not an integer in [min, max] */
+	NDDUP_TRIGGER_THRESHOLD,	/* threshold= is not in (0, 1] */
+	NDDUP_TRIGGER_ACTION,		/* unknown action= */
+	NDDUP_TRIGGER_LOCK,			/* unknown lock= */
+	NDDUP_TRIGGER_NO_COLUMN,	/* neither fingerprint= nor source= */
+	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting= or k= without
+								 * source= */
+	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
+	NDDUP_TRIGGER_WEIGHTING		/* weighting= is not tf or set */
+} NddupTriggerCode;
+
+#define NDDUP_TRIGGER_NCODES	14
+
+typedef struct NddupTriggerError
+{
+	NddupTriggerCode code;
+	int			arg;			/* NOT_KEY_VALUE, UNKNOWN_KEY: the argument */
+	size_t		key_len;		/* UNKNOWN_KEY: the length of its key */
+	NddupTriggerKey key;		/* DUPLICATE_KEY, NOT_FOR_METHOD, INTEGER */
+	int32_t		min;			/* INTEGER: the range */
+	int32_t		max;
+} NddupTriggerError;
+
+extern const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS];
+
+/*
+ * Three steps, in the order of the server's checks (it looks up the
+ * extension's objects after the first and the columns after the second):
+ * split key=value and read method=; read radius=, threshold=, action=,
+ * lock= and check a column is named; read the signature parameters.
+ */
+extern NddupTriggerCode nddup_trigger_split(int nargs, char *const *args,
+											NddupTriggerArgs *a,
+											NddupTriggerError *err);
+extern NddupTriggerCode nddup_trigger_check_params(NddupTriggerArgs *a,
+												   NddupTriggerError *err);
+extern NddupTriggerCode nddup_trigger_check_signature(NddupTriggerArgs *a,
+													  NddupTriggerError *err);
+
+#ifdef PG_VERSION_NUM
+/*
+ * Server side (src/simhash_type.c): the unread bytes of a receive function's
+ * buffer, the errors that every type raises alike, and the NddupPrintf of
+ * the output functions (arg a StringInfo).
+ */
+struct StringInfoData;
+extern struct StringInfoData *nddup_recv_buffer(Datum arg, const uint8 **data,
+												size_t *len);
+extern void nddup_parse_error(const NddupParseError *err, const char *typname,
+							  const char *str);
+extern void nddup_string_info_printf(void *arg, const char *fmt,...)
+			pg_attribute_printf(2, 3);
+#endif
 
 #endif							/* NDDUP_H */

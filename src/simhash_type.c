@@ -37,50 +37,14 @@ PG_FUNCTION_INFO_V1(simhash64_within);
 PG_FUNCTION_INFO_V1(simhash64_to_bit);
 PG_FUNCTION_INFO_V1(bit_to_simhash64);
 
-/* Value of one hexadecimal digit, or -1. */
-static inline int
-hex_digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Parse optional 0x and exactly 16 hex digits; false when str is not that. */
-static bool
-parse_simhash64(const char *str, uint64 *result)
-{
-	const char *p = str;
-	uint64		value = 0;
-	int			ndigits = 0;
-
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	for (; *p; p++)
-	{
-		int			d = hex_digit_value(*p);
-
-		if (d < 0 || ndigits == 16)
-			return false;
-		value = (value << 4) | (uint64) d;
-		ndigits++;
-	}
-	*result = value;
-	return ndigits == 16;
-}
-
 /* Parse the text form: optional 0x, then exactly 16 hex digits. */
 Datum
 simhash64_in(PG_FUNCTION_ARGS)
 {
 	const char *str = PG_GETARG_CSTRING(0);
-	uint64		value;
+	uint64_t	value;
 
-	if (!parse_simhash64(str, &value))
+	if (nddup_simhash64_parse(str, &value) != NDDUP_PARSE_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
@@ -93,32 +57,83 @@ simhash64_in(PG_FUNCTION_ARGS)
 Datum
 simhash64_out(PG_FUNCTION_ARGS)
 {
-	uint64		value = PG_GETARG_SIMHASH64(0);
-	static const char digits[] = "0123456789abcdef";
 	char	   *out = palloc(17);
 
-	for (int i = 0; i < 16; i++)
-		out[i] = digits[(value >> (60 - 4 * i)) & 0xf];
-	out[16] = '\0';
+	nddup_simhash64_format(PG_GETARG_SIMHASH64(0), out);
 	PG_RETURN_CSTRING(out);
 }
 
 /*
- * The message buffer argument of a receive function, after checking that it
- * holds at least the need bytes of the type's fixed part: a shorter value is
- * an invalid binary value (22P03), where the pq_getmsg* functions would
- * raise the protocol violation of a truncated message instead.
+ * Raise the error of a value rejected by a pure-C parser (simhash_format.c,
+ * sketch_format.c, imatch_format.c) for the codes whose message is the same
+ * for every type: SHORT (a binary value shorter than its fixed part),
+ * HEADER, and SYNTAX or INVALID of text (str, 22P02) or binary (str NULL,
+ * 22P03) input, with the parser's detail.
  */
+void
+nddup_parse_error(const NddupParseError *err, const char *typname, const char *str)
+{
+	switch (err->code)
+	{
+		case NDDUP_PARSE_SHORT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid binary value for type %s: %d bytes, expected at least %d",
+							typname, (int) err->have, (int) err->need)));
+			break;
+		case NDDUP_PARSE_HEADER:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid binary %s header", typname)));
+			break;
+		case NDDUP_PARSE_SYNTAX:
+		case NDDUP_PARSE_INVALID:
+			if (str != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("invalid input syntax for type %s: \"%s\"", typname, str),
+						 err->detail[0] ? errdetail("%s", err->detail) : 0));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid binary value for type %s", typname),
+					 err->detail[0] ? errdetail("%s", err->detail) : 0));
+			break;
+		default:
+			elog(ERROR, "unexpected result %d of the %s parser", (int) err->code, typname);
+	}
+}
+
+/*
+ * An NddupPrintf appending to the StringInfo arg, exactly as
+ * appendStringInfo does (same growth, limit and error).
+ */
+void
+nddup_string_info_printf(void *arg, const char *fmt,...)
+{
+	StringInfo	buf = (StringInfo) arg;
+
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(buf, needed);
+	}
+}
+
+/* The unread bytes of a receive function's message buffer argument. */
 StringInfo
-nddup_recv_buffer(Datum arg, int need, const char *typname)
+nddup_recv_buffer(Datum arg, const uint8 **data, size_t *len)
 {
 	StringInfo	buf = (StringInfo) DatumGetPointer(arg);
 
-	if (buf->len - buf->cursor < need)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary value for type %s: %d bytes, expected at least %d",
-						typname, buf->len - buf->cursor, need)));
+	*data = (const uint8 *) buf->data + buf->cursor;
+	*len = (size_t) (buf->len - buf->cursor);
 	return buf;
 }
 
@@ -126,21 +141,27 @@ nddup_recv_buffer(Datum arg, int need, const char *typname)
 Datum
 simhash64_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 8, "simhash64");
+	const uint8 *data;
+	size_t		len;
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), &data, &len);
+	NddupParseError err;
+	uint64_t	value;
 
-	PG_RETURN_SIMHASH64((uint64) pq_getmsgint64(buf));
+	if (nddup_simhash64_recv(data, len, &value, &err) != NDDUP_PARSE_OK)
+		nddup_parse_error(&err, "simhash64", NULL);
+	buf->cursor += NDDUP_SIMHASH64_BINARY_SIZE;
+	PG_RETURN_SIMHASH64(value);
 }
 
 /* Binary output: 8 bytes, network order. */
 Datum
 simhash64_send(PG_FUNCTION_ARGS)
 {
-	uint64		value = PG_GETARG_SIMHASH64(0);
-	StringInfoData buf;
+	bytea	   *result = palloc(VARHDRSZ + NDDUP_SIMHASH64_BINARY_SIZE);
 
-	pq_begintypsend(&buf);
-	pq_sendint64(&buf, (int64) value);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	SET_VARSIZE(result, VARHDRSZ + NDDUP_SIMHASH64_BINARY_SIZE);
+	nddup_simhash64_send(PG_GETARG_SIMHASH64(0), (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
 }
 
 #define SIMHASH64_COMPARISON(name, op) \
@@ -274,21 +295,17 @@ Datum
 hamming_ball_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	char	   *slash = strchr(str, '/');
-	const char *r;
-	int			radius = 0;
-	uint64		center;
+	uint64_t	center;
+	int32_t		radius;
+	NddupParseCode code = nddup_hamming_ball_parse(str, &center, &radius);
 
-	if (slash == NULL ||
-		!parse_simhash64(pnstrdup(str, slash - str), &center))
+	if (code == NDDUP_PARSE_SYNTAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
 						"hamming_ball", str),
 				 errhint("A hamming_ball is written as a simhash64 value, \"/\" and a radius, e.g. \"00ff00ff00ff00ff/3\".")));
-	for (r = slash + 1; *r >= '0' && *r <= '9' && r - slash <= 2; r++)
-		radius = radius * 10 + (*r - '0');
-	if (r == slash + 1 || *r != '\0' || radius > 64)
+	if (code != NDDUP_PARSE_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
@@ -302,25 +319,33 @@ Datum
 hamming_ball_out(PG_FUNCTION_ARGS)
 {
 	HammingBall *ball = (HammingBall *) PG_GETARG_POINTER(0);
-	char	   *center = DatumGetCString(DirectFunctionCall1(simhash64_out,
-															 Simhash64GetDatum(ball->center)));
+	char	   *out = palloc(NDDUP_HAMMING_BALL_TEXT_SIZE);
 
-	PG_RETURN_CSTRING(psprintf("%s/%d", center, ball->radius));
+	nddup_hamming_ball_format(ball->center, ball->radius, out);
+	PG_RETURN_CSTRING(out);
 }
 
 /* Binary input: center (8 bytes) and radius (4 bytes). */
 Datum
 hamming_ball_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 12, "hamming_ball");
-	uint64		center = (uint64) pq_getmsgint64(buf);
-	int32		radius = pq_getmsgint(buf, 4);
+	const uint8 *data;
+	size_t		len;
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), &data, &len);
+	NddupParseError err;
+	uint64_t	center;
+	int32_t		radius;
 
-	if (radius < 0 || radius > 64)
+	NddupParseCode code = nddup_hamming_ball_recv(data, len, &center, &radius, &err);
+
+	if (code == NDDUP_PARSE_RANGE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary hamming_ball: radius %d is out of range", radius),
-				 errdetail("The radius must be between 0 and 64.")));
+				 errmsg("invalid binary hamming_ball: radius %d is out of range", (int) err.have),
+				 errdetail("%s", err.detail)));
+	if (code != NDDUP_PARSE_OK)
+		nddup_parse_error(&err, "hamming_ball", NULL);
+	buf->cursor += NDDUP_HAMMING_BALL_BINARY_SIZE;
 	PG_RETURN_POINTER(nddup_make_ball(center, radius));
 }
 
@@ -329,12 +354,11 @@ Datum
 hamming_ball_send(PG_FUNCTION_ARGS)
 {
 	HammingBall *ball = (HammingBall *) PG_GETARG_POINTER(0);
-	StringInfoData buf;
+	bytea	   *result = palloc(VARHDRSZ + NDDUP_HAMMING_BALL_BINARY_SIZE);
 
-	pq_begintypsend(&buf);
-	pq_sendint64(&buf, (int64) ball->center);
-	pq_sendint32(&buf, ball->radius);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	SET_VARSIZE(result, VARHDRSZ + NDDUP_HAMMING_BALL_BINARY_SIZE);
+	nddup_hamming_ball_send(ball->center, ball->radius, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
 }
 
 /* ball(center, radius) */

@@ -138,125 +138,16 @@ int8_array_values(ArrayType *array, const char *what, int *n)
 	return (int64 *) ARR_DATA_PTR(array);
 }
 
-/* Skip spaces in a text being parsed. */
-static const char *
-skip_spaces(const char *p)
-{
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
-/*
- * Parse "name=<unsigned integer>" at *p (after spaces), advancing *p.
- * Returns false when the text does not match.
- */
-static bool
-parse_param(const char **p, const char *name, uint64 *value)
-{
-	const char *s = skip_spaces(*p);
-	size_t		len = strlen(name);
-	char	   *end;
-
-	if (strncmp(s, name, len) != 0 || s[len] != '=' || !isdigit((unsigned char) s[len + 1]))
-		return false;
-	errno = 0;
-	*value = strtoull(s + len + 1, &end, 10);
-	if (errno != 0)
-		return false;
-	*p = end;
-	return true;
-}
-
-/* Parse "unit=word" or "unit=char". */
-static bool
-parse_unit_param(const char **p, int *unit)
-{
-	const char *s = skip_spaces(*p);
-
-	if (strncmp(s, "unit=word", 9) == 0)
-		*unit = NDDUP_UNIT_WORD;
-	else if (strncmp(s, "unit=char", 9) == 0)
-		*unit = NDDUP_UNIT_CHAR;
-	else
-		return false;
-	*p = s + 9;
-	return true;
-}
-
-/* Parse a hex number of at most maxdigits digits at *p (after spaces). */
-static bool
-parse_hex(const char **p, int maxdigits, uint64 *value)
-{
-	const char *s = skip_spaces(*p);
-	uint64		v = 0;
-	int			digits = 0;
-
-	while (isxdigit((unsigned char) *s))
-	{
-		if (++digits > maxdigits)
-			return false;
-		v = (v << 4) | (uint64) (isdigit((unsigned char) *s) ? *s - '0' :
-								 (tolower((unsigned char) *s) - 'a' + 10));
-		s++;
-	}
-	if (digits == 0)
-		return false;
-	*value = v;
-	*p = s;
-	return true;
-}
-
-#define SYNTAX_ERROR(typname, str, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
-			 errmsg("invalid input syntax for type %s: \"%s\"", typname, str), \
-			 errdetail(__VA_ARGS__)))
-
-/* A value read by an input function (str) or a receive function (NULL) is invalid. */
-#define INVALID_VALUE(typname, str, ...) \
-	do { \
-		if ((str) != NULL) \
-			SYNTAX_ERROR(typname, str, __VA_ARGS__); \
-		ereport(ERROR, \
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), \
-				 errmsg("invalid binary value for type %s", typname), \
-				 errdetail(__VA_ARGS__))); \
-	} while (0)
-
 /* ----------------------------------------------------------------
  *		shingleset
  * ----------------------------------------------------------------
  */
 
-/* Largest number of hashes in a shingleset. */
-#define SHINGLESET_MAX_ITEMS	100000000
-#define SHINGLESET_MAX_S		1000000
-#define SHINGLESET_VERSION		1
-
-typedef enum ShingleSetKind
-{
-	SET_EXACT = 0,				/* S(D) */
-	SET_BOTTOM = 1,				/* F(D) = MIN_s(S(D)) */
-	SET_MOD = 2					/* V(D) = MOD_m(S(D)) */
-} ShingleSetKind;
+typedef NddupSetKind ShingleSetKind;
+typedef NddupShingleSet ShingleSet;
 
 static const char *const set_kind_names[] = {"exact", "bottom", "mod"};
 
-typedef struct ShingleSet
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		kind;			/* ShingleSetKind */
-	uint8		size;			/* shingle size */
-	uint8		unit;			/* NddupUnit */
-	uint32		param;			/* s (bottom), m (mod), 0 (exact) */
-	uint32		nitems;			/* hashes stored */
-	uint64		cardinality;	/* |S(D)|: distinct shingles of the document */
-	uint64		items[FLEXIBLE_ARRAY_MEMBER];	/* sorted, distinct */
-} ShingleSet;
-
-#define SHINGLESET_HDRSZ	offsetof(ShingleSet, items)
 #define PG_GETARG_SHINGLESET(n)	((ShingleSet *) PG_DETOAST_DATUM(PG_GETARG_DATUM(n)))
 
 PG_FUNCTION_INFO_V1(shingleset_in);
@@ -281,11 +172,11 @@ PG_FUNCTION_INFO_V1(shingleset_to_array);
 static void
 check_set_items(uint64 n)
 {
-	if (n > SHINGLESET_MAX_ITEMS)
+	if (n > NDDUP_SHINGLESET_MAX_ITEMS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("shingle set too large (%llu shingles)", (unsigned long long) n),
-				 errdetail("A shingleset holds at most %d shingles.", SHINGLESET_MAX_ITEMS)));
+				 errdetail("A shingleset holds at most %d shingles.", NDDUP_SHINGLESET_MAX_ITEMS)));
 }
 
 /* A new shingleset of the given items (sorted, distinct). */
@@ -297,10 +188,10 @@ make_set(ShingleSetKind kind, int size, int unit, uint32 param,
 	ShingleSet *set;
 
 	check_set_items(nitems);
-	sz = SHINGLESET_HDRSZ + nitems * sizeof(uint64);
+	sz = NDDUP_SHINGLESET_HDRSZ + nitems * sizeof(uint64);
 	set = palloc0(sz);
 	SET_VARSIZE(set, sz);
-	set->version = SHINGLESET_VERSION;
+	set->version = NDDUP_SHINGLESET_VERSION;
 	set->kind = (uint8) kind;
 	set->size = (uint8) size;
 	set->unit = (uint8) unit;
@@ -319,9 +210,9 @@ make_set(ShingleSetKind kind, int size, int unit, uint32 param,
 static size_t
 sample_items(uint64 *items, size_t n, ShingleSetKind kind, uint32 param)
 {
-	if (kind == SET_BOTTOM)
+	if (kind == NDDUP_SET_BOTTOM)
 		return n < param ? n : param;
-	if (kind == SET_MOD)
+	if (kind == NDDUP_SET_MOD)
 		return nddup_filter_mod(items, n, param);
 	return n;
 }
@@ -330,12 +221,12 @@ sample_items(uint64 *items, size_t n, ShingleSetKind kind, uint32 param)
 static void
 check_sample_param(ShingleSetKind kind, int32 param)
 {
-	if (kind == SET_BOTTOM && (param < 1 || param > SHINGLESET_MAX_S))
+	if (kind == NDDUP_SET_BOTTOM && (param < 1 || param > NDDUP_SHINGLESET_MAX_S))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sample size s %d is out of range", param),
-				 errdetail("s must be between 1 and %d.", SHINGLESET_MAX_S)));
-	if (kind == SET_MOD && param < 1)
+				 errdetail("s must be between 1 and %d.", NDDUP_SHINGLESET_MAX_S)));
+	if (kind == NDDUP_SET_MOD && param < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("modulus m %d is out of range", param),
@@ -357,7 +248,7 @@ set_from_text(text *doc, int32 size, text *unit_arg, ShingleSetKind kind,
 	collect_shingles(doc, size, unit, &hashes);
 	n = nddup_sort_unique(hashes.items, hashes.len);
 	kept = sample_items(hashes.items, n, kind, (uint32) param);
-	set = make_set(kind, size, unit, kind == SET_EXACT ? 0 : (uint32) param,
+	set = make_set(kind, size, unit, kind == NDDUP_SET_EXACT ? 0 : (uint32) param,
 				   hashes.items, kept, n);
 	nddup_hashes_free(&hashes);
 	return set;
@@ -368,7 +259,7 @@ Datum
 shingle_set_text(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(set_from_text(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(1),
-									PG_GETARG_TEXT_PP(2), SET_EXACT, 0));
+									PG_GETARG_TEXT_PP(2), NDDUP_SET_EXACT, 0));
 }
 
 /* shingle_bottom(doc text, s int, size int, unit text): F(D). */
@@ -376,7 +267,7 @@ Datum
 shingle_bottom_text(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(set_from_text(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(2),
-									PG_GETARG_TEXT_PP(3), SET_BOTTOM,
+									PG_GETARG_TEXT_PP(3), NDDUP_SET_BOTTOM,
 									PG_GETARG_INT32(1)));
 }
 
@@ -385,7 +276,7 @@ Datum
 shingle_mod_text(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(set_from_text(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(2),
-									PG_GETARG_TEXT_PP(3), SET_MOD,
+									PG_GETARG_TEXT_PP(3), NDDUP_SET_MOD,
 									PG_GETARG_INT32(1)));
 }
 
@@ -398,7 +289,7 @@ set_from_set(ShingleSet *src, ShingleSetKind kind, int32 param)
 	ShingleSet *set;
 
 	check_sample_param(kind, param);
-	if (src->kind != SET_EXACT)
+	if (src->kind != NDDUP_SET_EXACT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot sample a %s shingleset", set_kind_names[src->kind]),
@@ -416,7 +307,7 @@ set_from_set(ShingleSet *src, ShingleSetKind kind, int32 param)
 Datum
 shingle_bottom_set(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(set_from_set(PG_GETARG_SHINGLESET(0), SET_BOTTOM,
+	PG_RETURN_POINTER(set_from_set(PG_GETARG_SHINGLESET(0), NDDUP_SET_BOTTOM,
 								   PG_GETARG_INT32(1)));
 }
 
@@ -424,7 +315,7 @@ shingle_bottom_set(PG_FUNCTION_ARGS)
 Datum
 shingle_mod_set(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(set_from_set(PG_GETARG_SHINGLESET(0), SET_MOD,
+	PG_RETURN_POINTER(set_from_set(PG_GETARG_SHINGLESET(0), NDDUP_SET_MOD,
 								   PG_GETARG_INT32(1)));
 }
 
@@ -432,10 +323,10 @@ shingle_mod_set(PG_FUNCTION_ARGS)
 static char *
 set_params(const ShingleSet *s)
 {
-	if (s->kind == SET_EXACT)
+	if (s->kind == NDDUP_SET_EXACT)
 		return psprintf("exact, size=%d, unit=%s", s->size, unit_name(s->unit));
 	return psprintf("%s %s=%u, size=%d, unit=%s", set_kind_names[s->kind],
-					s->kind == SET_BOTTOM ? "s" : "m", s->param, s->size,
+					s->kind == NDDUP_SET_BOTTOM ? "s" : "m", s->param, s->size,
 					unit_name(s->unit));
 }
 
@@ -466,7 +357,7 @@ set_resemblance(const ShingleSet *a, const ShingleSet *b, bool *defined)
 	/* documents without shingles: r(empty, empty) = 1, r(empty, B) = 0 */
 	if (a->cardinality == 0 || b->cardinality == 0)
 		return (a->cardinality == 0 && b->cardinality == 0) ? 1.0 : 0.0;
-	if (a->kind == SET_BOTTOM)
+	if (a->kind == NDDUP_SET_BOTTOM)
 	{
 		size_t		common,
 					total;
@@ -556,7 +447,7 @@ shingleset_containment(PG_FUNCTION_ARGS)
 	ShingleSet *b = PG_GETARG_SHINGLESET(1);
 
 	check_sets_compatible(a, b);
-	if (a->kind == SET_BOTTOM)
+	if (a->kind == NDDUP_SET_BOTTOM)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("containment cannot be estimated from bottom-s samples"),
@@ -599,127 +490,48 @@ shingleset_to_array(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(int8_array(set->items, set->nitems));
 }
 
-/* Validate a set read from text or binary input. */
+/*
+ * Raise the error of a shingleset rejected by text (str) or binary (str
+ * NULL) input.
+ */
 static void
-validate_set(const ShingleSet *s, const char *str)
+set_input_error(const NddupParseError *err, const char *str)
 {
-	if (s->size < 1 || s->size > NDDUP_MAX_SHINGLE_SIZE)
-		INVALID_VALUE("shingleset", str, "The shingle size must be between 1 and %d.",
-					 NDDUP_MAX_SHINGLE_SIZE);
-	if (s->kind > SET_MOD || s->unit > NDDUP_UNIT_CHAR ||
-		(s->kind == SET_EXACT && s->param != 0))
-		INVALID_VALUE("shingleset", str, "Invalid kind, unit or parameter.");
-	if (s->cardinality > PG_INT64_MAX)
-		INVALID_VALUE("shingleset", str, "The number of shingles n must be at most %lld.",
-					  (long long) PG_INT64_MAX);
-	if (s->kind == SET_EXACT && s->nitems != s->cardinality)
-		INVALID_VALUE("shingleset", str, "An exact set of n=%llu shingles has %u hashes.",
-					 (unsigned long long) s->cardinality, s->nitems);
-	if (s->kind == SET_BOTTOM &&
-		(s->param < 1 || s->param > SHINGLESET_MAX_S ||
-		 s->nitems != Min((uint64) s->param, s->cardinality)))
-		INVALID_VALUE("shingleset", str, "A bottom-s sample holds min(s, n) hashes, s between 1 and %d.",
-					 SHINGLESET_MAX_S);
-	if (s->kind == SET_MOD && (s->param < 1 || s->param > PG_INT32_MAX ||
-							   s->nitems > s->cardinality))
-		INVALID_VALUE("shingleset", str, "A mod-m sample holds at most n hashes, m between 1 and %d.",
-					 PG_INT32_MAX);
-	for (uint32 i = 0; i < s->nitems; i++)
-	{
-		if (i > 0 && s->items[i] <= s->items[i - 1])
-			INVALID_VALUE("shingleset", str, "Hashes must be distinct and in ascending order.");
-		if (s->kind == SET_MOD && s->items[i] % s->param != 0)
-			INVALID_VALUE("shingleset", str, "Hash %016llx of a mod-%u sample is not 0 mod %u.",
-						 (unsigned long long) s->items[i], s->param, s->param);
-	}
+	if (err->code == NDDUP_PARSE_TOO_LARGE)
+		check_set_items(err->need);
+	if (err->code == NDDUP_PARSE_LENGTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("binary shingleset has %d bytes of hashes, expected %u",
+						(int) err->have, (uint32) err->need)));
+	nddup_parse_error(err, "shingleset", str);
 }
 
 /*
  * Text form: "<kind> [s=|m=N ]size=W unit=U n=N:" then the hashes as 16
  * hex digits each, separated by spaces, e.g.
- * "bottom s=2 size=3 unit=word n=6: 0a1b... 9c8d...".
+ * "bottom s=2 size=3 unit=word n=6: 0a1b... 9c8d..." (src/sketch_format.c).
  */
 Datum
 shingleset_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	const char *p = skip_spaces(str);
-	int			kind = -1;
-	uint64		param = 0,
-				size,
-				card;
-	int			unit;
-	ShingleSet *set;
-	size_t		cap;
+	NddupParseError err;
+	ShingleSet *set = nddup_shingleset_parse(str, &err);
 
-	for (int i = 0; i < 3; i++)
-	{
-		size_t		len = strlen(set_kind_names[i]);
-
-		if (strncmp(p, set_kind_names[i], len) == 0 && p[len] == ' ')
-		{
-			kind = i;
-			p += len;
-		}
-	}
-	if (kind < 0)
-		SYNTAX_ERROR("shingleset", str, "It must start with \"exact\", \"bottom\" or \"mod\".");
-	if (kind == SET_BOTTOM && !parse_param(&p, "s", &param))
-		SYNTAX_ERROR("shingleset", str, "A bottom-s sample needs s=N.");
-	if (kind == SET_MOD && !parse_param(&p, "m", &param))
-		SYNTAX_ERROR("shingleset", str, "A mod-m sample needs m=N.");
-	if (!parse_param(&p, "size", &size) || !parse_unit_param(&p, &unit) ||
-		!parse_param(&p, "n", &card) || *p != ':')
-		SYNTAX_ERROR("shingleset", str, "Expected size=W unit=word|char n=N: before the hashes.");
-	p++;
-	if (param > PG_INT32_MAX || size > NDDUP_MAX_SHINGLE_SIZE || card > PG_INT64_MAX)
-		SYNTAX_ERROR("shingleset", str, "A parameter is out of range.");
-
-	cap = 16;
-	set = palloc0(SHINGLESET_HDRSZ + cap * sizeof(uint64));
-	set->nitems = 0;
-	for (;;)
-	{
-		uint64		h;
-
-		p = skip_spaces(p);
-		if (*p == '\0')
-			break;
-		if (!parse_hex(&p, 16, &h) || (*p != ' ' && *p != '\0'))
-			SYNTAX_ERROR("shingleset", str, "Hashes are 1 to 16 hex digits separated by spaces.");
-		check_set_items((uint64) set->nitems + 1);
-		if (set->nitems == cap)
-		{
-			cap *= 2;
-			set = repalloc_huge(set, SHINGLESET_HDRSZ + cap * sizeof(uint64));
-		}
-		set->items[set->nitems++] = h;
-	}
-	SET_VARSIZE(set, SHINGLESET_HDRSZ + set->nitems * sizeof(uint64));
-	set->version = SHINGLESET_VERSION;
-	set->kind = (uint8) kind;
-	set->size = (uint8) size;
-	set->unit = (uint8) unit;
-	set->param = (uint32) param;
-	set->cardinality = card;
-	validate_set(set, str);
+	if (set == NULL)
+		set_input_error(&err, str);
+	SET_VARSIZE(set, NDDUP_SHINGLESET_SIZE(set->nitems));
 	PG_RETURN_POINTER(set);
 }
 
 Datum
 shingleset_out(PG_FUNCTION_ARGS)
 {
-	ShingleSet *s = PG_GETARG_SHINGLESET(0);
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfoString(&buf, set_kind_names[s->kind]);
-	if (s->kind != SET_EXACT)
-		appendStringInfo(&buf, " %s=%u", s->kind == SET_BOTTOM ? "s" : "m", s->param);
-	appendStringInfo(&buf, " size=%d unit=%s n=%llu:", s->size, unit_name(s->unit),
-					 (unsigned long long) s->cardinality);
-	for (uint32 i = 0; i < s->nitems; i++)
-		appendStringInfo(&buf, " %016llx", (unsigned long long) s->items[i]);
+	nddup_shingleset_format(PG_GETARG_SHINGLESET(0), nddup_string_info_printf, &buf);
 	PG_RETURN_CSTRING(buf.data);
 }
 
@@ -731,52 +543,27 @@ Datum
 shingleset_send(PG_FUNCTION_ARGS)
 {
 	ShingleSet *s = PG_GETARG_SHINGLESET(0);
-	StringInfoData buf;
+	size_t		n = nddup_shingleset_send_size(s);
+	bytea	   *result = palloc(VARHDRSZ + n);
 
-	pq_begintypsend(&buf);
-	pq_sendbyte(&buf, s->version);
-	pq_sendbyte(&buf, s->kind);
-	pq_sendbyte(&buf, s->size);
-	pq_sendbyte(&buf, s->unit);
-	pq_sendint32(&buf, s->param);
-	pq_sendint32(&buf, s->nitems);
-	pq_sendint64(&buf, (int64) s->cardinality);
-	for (uint32 i = 0; i < s->nitems; i++)
-		pq_sendint64(&buf, (int64) s->items[i]);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	SET_VARSIZE(result, VARHDRSZ + n);
+	nddup_shingleset_send(s, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
 }
 
 Datum
 shingleset_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 20, "shingleset");
-	ShingleSet	hdr;
-	ShingleSet *s;
+	const uint8 *data;
+	size_t		len;
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), &data, &len);
+	NddupParseError err;
+	ShingleSet *s = nddup_shingleset_recv(data, len, &err);
 
-	hdr.version = (uint8) pq_getmsgbyte(buf);
-	hdr.kind = (uint8) pq_getmsgbyte(buf);
-	hdr.size = (uint8) pq_getmsgbyte(buf);
-	hdr.unit = (uint8) pq_getmsgbyte(buf);
-	hdr.param = (uint32) pq_getmsgint(buf, 4);
-	hdr.nitems = (uint32) pq_getmsgint(buf, 4);
-	hdr.cardinality = (uint64) pq_getmsgint64(buf);
-	if (hdr.version != SHINGLESET_VERSION || hdr.kind > SET_MOD ||
-		hdr.unit > NDDUP_UNIT_CHAR)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary shingleset header")));
-	check_set_items(hdr.nitems);
-	if ((size_t) (buf->len - buf->cursor) != (size_t) hdr.nitems * 8)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("binary shingleset has %d bytes of hashes, expected %u",
-						buf->len - buf->cursor, hdr.nitems * 8)));
-	s = palloc0(SHINGLESET_HDRSZ + hdr.nitems * sizeof(uint64));
-	memcpy(s, &hdr, SHINGLESET_HDRSZ);
-	SET_VARSIZE(s, SHINGLESET_HDRSZ + hdr.nitems * sizeof(uint64));
-	for (uint32 i = 0; i < hdr.nitems; i++)
-		s->items[i] = (uint64) pq_getmsgint64(buf);
-	validate_set(s, NULL);
+	if (s == NULL)
+		set_input_error(&err, NULL);
+	buf->cursor = buf->len;
+	SET_VARSIZE(s, NDDUP_SHINGLESET_SIZE(s->nitems));
 	PG_RETURN_POINTER(s);
 }
 
@@ -785,30 +572,8 @@ shingleset_recv(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-#define MINHASH_VERSION		1
-#define MINHASH_EMPTY_DOC	0x01	/* the document had no shingles */
+typedef NddupMinhash MinhashSketch;
 
-typedef struct MinhashSketch
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		method;			/* NddupMinhashMethod */
-	uint8		bits;			/* 32, or b of a b-bit sketch (1, 2, 4, 8, 16) */
-	uint8		flags;			/* MINHASH_EMPTY_DOC */
-	uint8		size;			/* shingle size */
-	uint8		unit;			/* NddupUnit */
-	uint16		k;
-	uint32		seed;
-	/*
-	 * bits = 32: uint32 values[k], then for oph the borrowed-bin bitmap of
-	 * (k + 7) / 8 bytes; bits < 32: the packed values only.
-	 */
-	uint8		data[FLEXIBLE_ARRAY_MEMBER];
-} MinhashSketch;
-
-#define MINHASH_HDRSZ			offsetof(MinhashSketch, data)
-#define MINHASH_VALUES(m)		((uint32 *) (m)->data)
-#define MINHASH_BORROWED(m)		((m)->data + 4 * (size_t) (m)->k)
 #define PG_GETARG_MINHASH(n)	((MinhashSketch *) PG_DETOAST_DATUM(PG_GETARG_DATUM(n)))
 
 static const char *const method_names[] = {"kperm", "oph"};
@@ -829,15 +594,6 @@ PG_FUNCTION_INFO_V1(minhash_k);
 PG_FUNCTION_INFO_V1(super_shingles);
 PG_FUNCTION_INFO_V1(super_shingles_match);
 PG_FUNCTION_INFO_V1(super_shingle_keys);
-
-/* Bytes after the header of a sketch with these parameters. */
-static size_t
-minhash_data_size(int method, int k, int bits)
-{
-	if (bits < 32)
-		return nddup_bbit_bytes(k, bits);
-	return 4 * (size_t) k + (method == NDDUP_MINHASH_OPH ? ((size_t) k + 7) / 8 : 0);
-}
 
 /* Raise 22023 unless k is in 1..NDDUP_MINHASH_MAX_K. */
 static void
@@ -871,17 +627,9 @@ parse_method(text *t)
 static MinhashSketch *
 new_minhash(int method, int k, uint32 seed, int size, int unit, int bits)
 {
-	Size		sz = MINHASH_HDRSZ + minhash_data_size(method, k, bits);
-	MinhashSketch *m = palloc0(sz);
+	MinhashSketch *m = nddup_minhash_new(method, k, seed, size, unit, bits);
 
-	SET_VARSIZE(m, sz);
-	m->version = MINHASH_VERSION;
-	m->method = (uint8) method;
-	m->bits = (uint8) bits;
-	m->size = (uint8) size;
-	m->unit = (uint8) unit;
-	m->k = (uint16) k;
-	m->seed = seed;
+	SET_VARSIZE(m, NDDUP_MINHASH_HDRSZ + nddup_minhash_data_size(method, k, bits));
 	return m;
 }
 
@@ -905,14 +653,14 @@ minhash_text(PG_FUNCTION_ARGS)
 	collect_shingles(doc, size, unit, &hashes);
 	m = new_minhash(method, k, seed, size, unit, 32);
 	if (method == NDDUP_MINHASH_KPERM)
-		nddup_minhash_kperm(hashes.items, hashes.len, k, seed, MINHASH_VALUES(m));
+		nddup_minhash_kperm(hashes.items, hashes.len, k, seed, NDDUP_MINHASH_VALUES(m));
 	else
 	{
-		nddup_minhash_oph_bins(hashes.items, hashes.len, k, seed, MINHASH_VALUES(m));
-		nddup_minhash_densify(MINHASH_VALUES(m), k, seed, MINHASH_BORROWED(m));
+		nddup_minhash_oph_bins(hashes.items, hashes.len, k, seed, NDDUP_MINHASH_VALUES(m));
+		nddup_minhash_densify(NDDUP_MINHASH_VALUES(m), k, seed, NDDUP_MINHASH_BORROWED(m));
 	}
 	if (hashes.len == 0)
-		m->flags |= MINHASH_EMPTY_DOC;
+		m->flags |= NDDUP_MINHASH_EMPTY_DOC;
 	nddup_hashes_free(&hashes);
 	PG_RETURN_POINTER(m);
 }
@@ -939,7 +687,7 @@ minhash_bbit(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(src);
 	values = palloc(sizeof(uint32) * src->k);
 	for (int i = 0; i < src->k; i++)
-		values[i] = src->bits == 32 ? MINHASH_VALUES(src)[i] :
+		values[i] = src->bits == 32 ? NDDUP_MINHASH_VALUES(src)[i] :
 			nddup_bbit_get(src->data, i, src->bits);
 	m = new_minhash(src->method, src->k, src->seed, src->size, src->unit, bits);
 	m->flags = src->flags;
@@ -980,10 +728,10 @@ minhash_resemblance(const MinhashSketch *a, const MinhashSketch *b)
 	double		p;
 
 	check_minhash_compatible(a, b);
-	if ((a->flags & MINHASH_EMPTY_DOC) || (b->flags & MINHASH_EMPTY_DOC))
-		return ((a->flags & b->flags) & MINHASH_EMPTY_DOC) ? 1.0 : 0.0;
+	if ((a->flags & NDDUP_MINHASH_EMPTY_DOC) || (b->flags & NDDUP_MINHASH_EMPTY_DOC))
+		return ((a->flags & b->flags) & NDDUP_MINHASH_EMPTY_DOC) ? 1.0 : 0.0;
 	if (a->bits == 32)
-		return (double) nddup_minhash_equal_count(MINHASH_VALUES(a), MINHASH_VALUES(b),
+		return (double) nddup_minhash_equal_count(NDDUP_MINHASH_VALUES(a), NDDUP_MINHASH_VALUES(b),
 												  a->k) / a->k;
 	p = (double) nddup_bbit_equal_count(a->data, b->data, a->k, a->bits) / a->k;
 	p = (p - ldexp(1.0, -a->bits)) / (1.0 - ldexp(1.0, -a->bits));
@@ -1010,13 +758,13 @@ nddup_minhash_datum_values(Datum sketch, int *k, int *bits, bool *empty_doc)
 	uint32	   *values = palloc(sizeof(uint32) * m->k);
 
 	if (m->bits == 32)
-		memcpy(values, MINHASH_VALUES(m), sizeof(uint32) * m->k);
+		memcpy(values, NDDUP_MINHASH_VALUES(m), sizeof(uint32) * m->k);
 	else
 		for (int i = 0; i < m->k; i++)
 			values[i] = nddup_bbit_get(m->data, i, m->bits);
 	*k = m->k;
 	*bits = m->bits;
-	*empty_doc = (m->flags & MINHASH_EMPTY_DOC) != 0;
+	*empty_doc = (m->flags & NDDUP_MINHASH_EMPTY_DOC) != 0;
 	return values;
 }
 
@@ -1075,18 +823,18 @@ minhash_merge(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot merge %d-bit min-hash sketches", a->bits),
 				 errhint("Merge the 32-bit sketches, then take minhash_bbit of the result.")));
-	if (b->flags & MINHASH_EMPTY_DOC)
+	if (b->flags & NDDUP_MINHASH_EMPTY_DOC)
 		PG_RETURN_POINTER(a);
-	if (a->flags & MINHASH_EMPTY_DOC)
+	if (a->flags & NDDUP_MINHASH_EMPTY_DOC)
 	{
-		memcpy(a->data, b->data, minhash_data_size(a->method, a->k, 32));
-		a->flags &= ~MINHASH_EMPTY_DOC;
+		memcpy(a->data, b->data, nddup_minhash_data_size(a->method, a->k, 32));
+		a->flags &= ~NDDUP_MINHASH_EMPTY_DOC;
 		PG_RETURN_POINTER(a);
 	}
-	nddup_minhash_union(MINHASH_VALUES(a),
-						a->method == NDDUP_MINHASH_OPH ? MINHASH_BORROWED(a) : NULL,
-						MINHASH_VALUES(b),
-						b->method == NDDUP_MINHASH_OPH ? MINHASH_BORROWED(b) : NULL,
+	nddup_minhash_union(NDDUP_MINHASH_VALUES(a),
+						a->method == NDDUP_MINHASH_OPH ? NDDUP_MINHASH_BORROWED(a) : NULL,
+						NDDUP_MINHASH_VALUES(b),
+						b->method == NDDUP_MINHASH_OPH ? NDDUP_MINHASH_BORROWED(b) : NULL,
 						a->k, a->seed, (NddupMinhashMethod) a->method);
 	PG_RETURN_POINTER(a);
 }
@@ -1098,7 +846,7 @@ minhash_values(const MinhashSketch *m)
 	uint32	   *values = palloc(sizeof(uint32) * m->k);
 
 	for (int i = 0; i < m->k; i++)
-		values[i] = m->bits == 32 ? MINHASH_VALUES(m)[i] : nddup_bbit_get(m->data, i, m->bits);
+		values[i] = m->bits == 32 ? NDDUP_MINHASH_VALUES(m)[i] : nddup_bbit_get(m->data, i, m->bits);
 	return values;
 }
 
@@ -1110,7 +858,7 @@ minhash_to_array(PG_FUNCTION_ARGS)
 	uint32	   *values;
 	uint64	   *wide;
 
-	if (m->flags & MINHASH_EMPTY_DOC)
+	if (m->flags & NDDUP_MINHASH_EMPTY_DOC)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));
 	values = minhash_values(m);
 	wide = palloc(sizeof(uint64) * m->k);
@@ -1150,9 +898,9 @@ super_shingles(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("super-shingles need a 32-bit min-hash sketch, not %d-bit", m->bits)));
-	if (m->flags & MINHASH_EMPTY_DOC)
+	if (m->flags & NDDUP_MINHASH_EMPTY_DOC)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));
-	nddup_super_shingles(MINHASH_VALUES(m), groups, group_size, ss);
+	nddup_super_shingles(NDDUP_MINHASH_VALUES(m), groups, group_size, ss);
 	PG_RETURN_ARRAYTYPE_P(int8_array(ss, groups));
 }
 
@@ -1225,83 +973,34 @@ super_shingle_keys(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(int8_array(keys, n));
 }
 
-/* Validate a sketch read from text or binary input. */
+/*
+ * Raise the error of a sketch rejected by text (str) or binary (str NULL)
+ * input.
+ */
 static void
-validate_minhash(const MinhashSketch *m, const char *str)
+minhash_input_error(const NddupParseError *err, const char *str)
 {
-	if (m->method > NDDUP_MINHASH_OPH || m->unit > NDDUP_UNIT_CHAR ||
-		m->size < 1 || m->size > NDDUP_MAX_SHINGLE_SIZE ||
-		m->k < 1 || m->k > NDDUP_MINHASH_MAX_K ||
-		(m->bits != 1 && m->bits != 2 && m->bits != 4 && m->bits != 8 &&
-		 m->bits != 16 && m->bits != 32) ||
-		(m->flags & ~MINHASH_EMPTY_DOC) != 0)
-		INVALID_VALUE("minhash_sketch", str, "A parameter is out of range (k must be between 1 and %d).",
-					 NDDUP_MINHASH_MAX_K);
-	if (m->bits == 32)
-	{
-		for (int i = 0; i < m->k; i++)
-		{
-			bool		empty = MINHASH_VALUES(m)[i] == NDDUP_MINHASH_EMPTY;
-
-			if (empty != ((m->flags & MINHASH_EMPTY_DOC) != 0))
-				INVALID_VALUE("minhash_sketch", str, "Value ffffffff stands for \"empty\" only.");
-		}
-		if (m->method == NDDUP_MINHASH_OPH)
-		{
-			int			borrowed = 0;
-
-			for (int i = 0; i < m->k; i++)
-				borrowed += (MINHASH_BORROWED(m)[i >> 3] >> (i & 7)) & 1;
-			if (!(m->flags & MINHASH_EMPTY_DOC) && borrowed == m->k)
-				INVALID_VALUE("minhash_sketch", str, "At least one bin must not be borrowed.");
-			if ((m->flags & MINHASH_EMPTY_DOC) && borrowed != 0)
-				INVALID_VALUE("minhash_sketch", str, "A sketch of a document without shingles has no borrowed bins.");
-			if ((m->k & 7) != 0 && (MINHASH_BORROWED(m)[m->k >> 3] >> (m->k & 7)) != 0)
-				INVALID_VALUE("minhash_sketch", str, "The unused bits of the borrowed-bin bitmap must be zero.");
-		}
-	}
-	else
-	{
-		size_t		nbits = (size_t) m->k * m->bits;
-
-		if ((nbits & 7) != 0 && (m->data[nbits >> 3] >> (nbits & 7)) != 0)
-			INVALID_VALUE("minhash_sketch", str, "The unused bits of a %d-bit sketch must be zero.", m->bits);
-		if (m->flags & MINHASH_EMPTY_DOC)
-			for (int i = 0; i < m->k; i++)
-				if (nddup_bbit_get(m->data, i, m->bits) != (NDDUP_MINHASH_EMPTY >> (32 - m->bits)))
-					INVALID_VALUE("minhash_sketch", str, "A %d-bit sketch of a document without shingles has all bits set.",
-								  m->bits);
-	}
+	if (err->code == NDDUP_PARSE_LENGTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("binary minhash_sketch has %d data bytes, expected %zu",
+						(int) err->have, (size_t) err->need)));
+	nddup_parse_error(err, "minhash_sketch", str);
 }
 
 /*
  * Text form: "<method> k=K seed=S size=W unit=U bits=B:" then the k values
  * in hex (8 digits for 32 bits), a "*" before a one-permutation bin that was
- * filled by densification; or ": empty" for a document without shingles.
+ * filled by densification; or ": empty" for a document without shingles
+ * (src/sketch_format.c).
  */
 Datum
 minhash_out(PG_FUNCTION_ARGS)
 {
-	MinhashSketch *m = PG_GETARG_MINHASH(0);
 	StringInfoData buf;
-	int			digits = m->bits < 4 ? 1 : m->bits / 4;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s k=%d seed=%u size=%d unit=%s bits=%d:",
-					 method_names[m->method], m->k, m->seed, m->size,
-					 unit_name(m->unit), m->bits);
-	if (m->flags & MINHASH_EMPTY_DOC)
-		appendStringInfoString(&buf, " empty");
-	else
-		for (int i = 0; i < m->k; i++)
-		{
-			bool		borrowed = m->bits == 32 && m->method == NDDUP_MINHASH_OPH &&
-				((MINHASH_BORROWED(m)[i >> 3] >> (i & 7)) & 1);
-			uint32		v = m->bits == 32 ? MINHASH_VALUES(m)[i] :
-				nddup_bbit_get(m->data, i, m->bits);
-
-			appendStringInfo(&buf, " %s%0*x", borrowed ? "*" : "", digits, v);
-		}
+	nddup_minhash_format(PG_GETARG_MINHASH(0), nddup_string_info_printf, &buf);
 	PG_RETURN_CSTRING(buf.data);
 }
 
@@ -1309,76 +1008,12 @@ Datum
 minhash_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	const char *p = skip_spaces(str);
-	int			method = -1;
-	uint64		k,
-				seed,
-				size,
-				bits;
-	int			unit;
-	MinhashSketch *m;
-	uint32	   *values;
-	int			digits;
+	NddupParseError err;
+	MinhashSketch *m = nddup_minhash_parse(str, &err);
 
-	for (int i = 0; i < 2; i++)
-	{
-		size_t		len = strlen(method_names[i]);
-
-		if (strncmp(p, method_names[i], len) == 0 && p[len] == ' ')
-		{
-			method = i;
-			p += len;
-		}
-	}
-	if (method < 0)
-		SYNTAX_ERROR("minhash_sketch", str, "It must start with \"kperm\" or \"oph\".");
-	if (!parse_param(&p, "k", &k) || !parse_param(&p, "seed", &seed) ||
-		!parse_param(&p, "size", &size) || !parse_unit_param(&p, &unit) ||
-		!parse_param(&p, "bits", &bits) || *p != ':')
-		SYNTAX_ERROR("minhash_sketch", str, "Expected k=K seed=S size=W unit=word|char bits=B: before the values.");
-	p++;
-	if (k < 1 || k > NDDUP_MINHASH_MAX_K || seed > PG_UINT32_MAX ||
-		size < 1 || size > NDDUP_MAX_SHINGLE_SIZE ||
-		(bits != 1 && bits != 2 && bits != 4 && bits != 8 && bits != 16 && bits != 32))
-		SYNTAX_ERROR("minhash_sketch", str, "k must be between 1 and %d, size between 1 and %d, bits 1, 2, 4, 8, 16 or 32.",
-					 NDDUP_MINHASH_MAX_K, NDDUP_MAX_SHINGLE_SIZE);
-	m = new_minhash(method, (int) k, (uint32) seed, (int) size, unit, (int) bits);
-	values = palloc(sizeof(uint32) * k);
-	digits = bits < 4 ? 1 : (int) bits / 4;
-	p = skip_spaces(p);
-	if (strcmp(p, "empty") == 0)
-	{
-		m->flags |= MINHASH_EMPTY_DOC;
-		for (uint64 i = 0; i < k; i++)
-			values[i] = NDDUP_MINHASH_EMPTY;
-		p += 5;
-	}
-	else
-		for (uint64 i = 0; i < k; i++)
-		{
-			uint64		v;
-
-			p = skip_spaces(p);
-			if (*p == '*')
-			{
-				if (method != NDDUP_MINHASH_OPH || bits != 32)
-					SYNTAX_ERROR("minhash_sketch", str, "Only 32-bit one-permutation sketches have borrowed bins (*).");
-				MINHASH_BORROWED(m)[i >> 3] |= (uint8) (1u << (i & 7));
-				p++;
-			}
-			if (!parse_hex(&p, digits, &v) || (*p != ' ' && *p != '\0') ||
-				v >= ((uint64) 1 << bits))
-				SYNTAX_ERROR("minhash_sketch", str, "Expected %d values of %d hex digits.",
-							 (int) k, digits);
-			values[i] = (uint32) v;
-		}
-	if (*skip_spaces(p) != '\0')
-		SYNTAX_ERROR("minhash_sketch", str, "Expected %d values.", (int) k);
-	if (bits == 32)
-		memcpy(MINHASH_VALUES(m), values, sizeof(uint32) * k);
-	else
-		nddup_bbit_pack(values, (int) k, (int) bits, m->data);
-	validate_minhash(m, str);
+	if (m == NULL)
+		minhash_input_error(&err, str);
+	SET_VARSIZE(m, NDDUP_MINHASH_HDRSZ + nddup_minhash_data_size(m->method, m->k, m->bits));
 	PG_RETURN_POINTER(m);
 }
 
@@ -1391,66 +1026,27 @@ Datum
 minhash_send(PG_FUNCTION_ARGS)
 {
 	MinhashSketch *m = PG_GETARG_MINHASH(0);
-	StringInfoData buf;
+	size_t		n = nddup_minhash_send_size(m);
+	bytea	   *result = palloc(VARHDRSZ + n);
 
-	pq_begintypsend(&buf);
-	pq_sendbyte(&buf, m->version);
-	pq_sendbyte(&buf, m->method);
-	pq_sendbyte(&buf, m->bits);
-	pq_sendbyte(&buf, m->flags);
-	pq_sendbyte(&buf, m->size);
-	pq_sendbyte(&buf, m->unit);
-	pq_sendint16(&buf, m->k);
-	pq_sendint32(&buf, m->seed);
-	if (m->bits == 32)
-	{
-		for (int i = 0; i < m->k; i++)
-			pq_sendint32(&buf, MINHASH_VALUES(m)[i]);
-		if (m->method == NDDUP_MINHASH_OPH)
-			pq_sendbytes(&buf, (const char *) MINHASH_BORROWED(m), (m->k + 7) / 8);
-	}
-	else
-		pq_sendbytes(&buf, (const char *) m->data, (int) nddup_bbit_bytes(m->k, m->bits));
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	SET_VARSIZE(result, VARHDRSZ + n);
+	nddup_minhash_send(m, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
 }
 
 Datum
 minhash_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), 12, "minhash_sketch");
-	int			version = pq_getmsgbyte(buf);
-	int			method = pq_getmsgbyte(buf);
-	int			bits = pq_getmsgbyte(buf);
-	int			flags = pq_getmsgbyte(buf);
-	int			size = pq_getmsgbyte(buf);
-	int			unit = pq_getmsgbyte(buf);
-	int			k = pq_getmsgint(buf, 2);
-	uint32		seed = (uint32) pq_getmsgint(buf, 4);
-	MinhashSketch *m;
+	const uint8 *data;
+	size_t		len;
+	StringInfo	buf = nddup_recv_buffer(PG_GETARG_DATUM(0), &data, &len);
+	NddupParseError err;
+	MinhashSketch *m = nddup_minhash_recv(data, len, &err);
 
-	if (version != MINHASH_VERSION || method > NDDUP_MINHASH_OPH || k < 1 ||
-		k > NDDUP_MINHASH_MAX_K ||
-		(bits != 1 && bits != 2 && bits != 4 && bits != 8 && bits != 16 && bits != 32))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary minhash_sketch header")));
-	if ((size_t) (buf->len - buf->cursor) != minhash_data_size(method, k, bits))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("binary minhash_sketch has %d data bytes, expected %zu",
-						buf->len - buf->cursor, minhash_data_size(method, k, bits))));
-	m = new_minhash(method, k, seed, size, unit, bits);
-	m->flags = (uint8) flags;
-	if (bits == 32)
-	{
-		for (int i = 0; i < k; i++)
-			MINHASH_VALUES(m)[i] = (uint32) pq_getmsgint(buf, 4);
-		if (method == NDDUP_MINHASH_OPH)
-			pq_copymsgbytes(buf, (char *) MINHASH_BORROWED(m), (k + 7) / 8);
-	}
-	else
-		pq_copymsgbytes(buf, (char *) m->data, (int) nddup_bbit_bytes(k, bits));
-	validate_minhash(m, NULL);
+	if (m == NULL)
+		minhash_input_error(&err, NULL);
+	buf->cursor = buf->len;
+	SET_VARSIZE(m, NDDUP_MINHASH_HDRSZ + nddup_minhash_data_size(m->method, m->k, m->bits));
 	PG_RETURN_POINTER(m);
 }
 

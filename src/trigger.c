@@ -88,31 +88,12 @@ PG_FUNCTION_INFO_V1(nddup_check_trigger);
  */
 #define NDDUP_LOCK_ESCALATE		512
 
-#define NDDUP_MAX_RADIUS		32
-#define NDDUP_DEFAULT_RADIUS	12
-#define NDDUP_DEFAULT_MINHASH_K	128
-
 /* Lock key of the sketches of documents without shingles (method=minhash). */
 #define NDDUP_EMPTY_SKETCH_KEY	0x454D5054	/* "EMPT" */
 
-typedef enum DedupMethod
-{
-	DEDUP_SIMHASH,				/* simhash64 within a Hamming radius */
-	DEDUP_MINHASH				/* minhash_sketch estimate >= a threshold */
-} DedupMethod;
-
-typedef enum DedupAction
-{
-	DEDUP_MARK,					/* store the row, set duplicate_of */
-	DEDUP_SKIP,					/* drop the row silently */
-	DEDUP_ERROR					/* raise unique_violation */
-} DedupAction;
-
-typedef enum DedupLockMode
-{
-	DEDUP_LOCK_BLOCKS,			/* radius + 1 block keys per fingerprint */
-	DEDUP_LOCK_TABLE			/* one key per table: inserts serialize */
-} DedupLockMode;
+typedef NddupTriggerMethod DedupMethod;
+typedef NddupTriggerAction DedupAction;
+typedef NddupTriggerLock DedupLockMode;
 
 /* The validated arguments of one trigger, resolved against its table. */
 typedef struct DedupConfig
@@ -242,22 +223,102 @@ dedup_wrong_type(Relation rel, AttrNumber attno, const char *key,
 			 errdetail("The %s column must be of type %s.", key, expected)));
 }
 
-/* Parse an integer argument in [min, max]. */
-static int32
-dedup_int_arg(const char *key, const char *value, int32 min, int32 max)
+/* Raise the error of trigger arguments rejected by src/trigger_options.c. */
+static void
+dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerArgs *a)
 {
-	char	   *end;
-	long		v;
+	const char *key = nddup_trigger_keys[err->key];
+	const char *value = a->values[err->key];
 
-	errno = 0;
-	v = strtol(value, &end, 10);
-	if (*value == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s \"%s\" is out of range", key, value),
-				 errhint("The %s must be an integer between %d and %d.",
-						 key, min, max)));
-	return (int32) v;
+	switch (err->code)
+	{
+		case NDDUP_TRIGGER_NOT_KEY_VALUE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nddup_dedup_trigger argument \"%s\" is not of the form key=value",
+							args[err->arg])));
+			break;
+		case NDDUP_TRIGGER_UNKNOWN_KEY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
+							pnstrdup(args[err->arg], err->key_len)),
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, action and lock.")));
+			break;
+		case NDDUP_TRIGGER_DUPLICATE_KEY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nddup_dedup_trigger argument \"%s\" is given more than once",
+							key)));
+			break;
+		case NDDUP_TRIGGER_METHOD:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown near-duplicate method \"%s\"", value),
+					 errhint("Valid methods are simhash and minhash.")));
+			break;
+		case NDDUP_TRIGGER_NOT_FOR_METHOD:
+			if (a->method == NDDUP_TRIGGER_SIMHASH)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= applies only to method=minhash", key),
+						 errhint("method=simhash takes radius=.")));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s= applies only to method=simhash", key),
+					 errhint("method=minhash takes threshold=.")));
+			break;
+		case NDDUP_TRIGGER_INTEGER:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s \"%s\" is out of range", key, value),
+					 errhint("The %s must be an integer between %d and %d.",
+							 key, err->min, err->max)));
+			break;
+		case NDDUP_TRIGGER_THRESHOLD:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("threshold \"%s\" is out of range", value),
+					 errhint("The threshold must be a number greater than 0 and at most 1.")));
+			break;
+		case NDDUP_TRIGGER_ACTION:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid action \"%s\"", value),
+					 errhint("Valid actions are mark, skip and error.")));
+			break;
+		case NDDUP_TRIGGER_LOCK:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid lock mode \"%s\"", value),
+					 errhint("Valid lock modes are blocks and table.")));
+			break;
+		case NDDUP_TRIGGER_NO_COLUMN:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nddup_dedup_trigger needs a fingerprint= or a source= argument")));
+			break;
+		case NDDUP_TRIGGER_SOURCE_ONLY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("size=, unit=, weighting= and k= apply only with source=")));
+			break;
+		case NDDUP_TRIGGER_UNIT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid shingle unit \"%s\"", a->unit),
+					 errhint("Valid units are \"word\" and \"char\".")));
+			break;
+		case NDDUP_TRIGGER_WEIGHTING:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid simhash weighting \"%s\"", a->weighting),
+					 errhint("Valid weightings are \"tf\" and \"set\".")));
+			break;
+		case NDDUP_TRIGGER_OK:
+			break;
+	}
+	elog(ERROR, "unexpected result %d of the trigger argument parser", (int) err->code);
 }
 
 /* Is node a non-null constant integer equal to value? */
@@ -296,14 +357,14 @@ dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 	func = (FuncExpr *) expr;
 	args = func->args;
 	if (func->funcid != cfg->source_func ||
-		list_length(args) != (cfg->method == DEDUP_SIMHASH ? 4 : 6))
+		list_length(args) != (cfg->method == NDDUP_TRIGGER_SIMHASH ? 4 : 6))
 		return false;
 	arg = linitial(args);
 	while (IsA(arg, RelabelType))
 		arg = (Node *) ((RelabelType *) arg)->arg;
 	if (!IsA(arg, Var) || ((Var *) arg)->varattno != cfg->src_attno)
 		return false;
-	if (cfg->method == DEDUP_SIMHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		return dedup_const_int(lsecond(args), cfg->size) &&
 			dedup_const_text(lthird(args), cfg->unit) &&
 			dedup_const_text(lfourth(args), cfg->weighting);
@@ -321,11 +382,11 @@ dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 static char *
 dedup_source_call(const DedupConfig *cfg, const char *column, bool qualified)
 {
-	const char *fname = cfg->method == DEDUP_SIMHASH ? "simhash" : "minhash";
+	const char *fname = cfg->method == NDDUP_TRIGGER_SIMHASH ? "simhash" : "minhash";
 
 	if (qualified)
 		fname = quote_qualified_identifier(get_namespace_name(cfg->ext_nsp), fname);
-	if (cfg->method == DEDUP_SIMHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		return psprintf("%s(%s, %d, %s, %s)", fname, column, cfg->size,
 						quote_literal_cstr(cfg->unit),
 						quote_literal_cstr(cfg->weighting));
@@ -425,13 +486,9 @@ static void
 dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 				 const char *trigname, DedupConfig *cfg)
 {
-	static const char *const keys[] = {
-		"fingerprint", "source", "method", "radius", "size", "unit",
-		"weighting", "id", "duplicate_of", "order", "action", "lock",
-		"threshold", "k"
-	};
-#define NKEYS lengthof(keys)
-	const char *values[NKEYS] = {0};
+	NddupTriggerArgs a;
+	NddupTriggerError err;
+	const char *const *values = a.values;
 	ErrorContextCallback errcallback;
 	DedupErrorContext errctx;
 	char	   *nspname = get_namespace_name(ext_nsp);
@@ -453,54 +510,16 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	cfg->relid = RelationGetRelid(rel);
 	cfg->ext_nsp = ext_nsp;
 
-	/* split key=value */
-	for (int i = 0; i < nargs; i++)
-	{
-		char	   *eq = strchr(args[i], '=');
-		char	   *key;
-		int			k;
-
-		if (eq == NULL || eq == args[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("nddup_dedup_trigger argument \"%s\" is not of the form key=value",
-							args[i])));
-		key = pnstrdup(args[i], eq - args[i]);
-		for (k = 0; k < (int) NKEYS; k++)
-			if (pg_strcasecmp(key, keys[k]) == 0)
-				break;
-		if (k == (int) NKEYS)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown nddup_dedup_trigger argument \"%s\"", key),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, action and lock.")));
-		if (values[k] != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("nddup_dedup_trigger argument \"%s\" is given more than once",
-							keys[k])));
-		values[k] = eq + 1;
-	}
-	/* method, and its objects in the extension's schema */
-	cfg->method = DEDUP_SIMHASH;
-	if (values[2] != NULL)
-	{
-		if (pg_strcasecmp(values[2], "simhash") == 0)
-			cfg->method = DEDUP_SIMHASH;
-		else if (pg_strcasecmp(values[2], "minhash") == 0)
-			cfg->method = DEDUP_MINHASH;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown near-duplicate method \"%s\"", values[2]),
-					 errhint("Valid methods are simhash and minhash.")));
-	}
+	/* split key=value; method, and its objects in the extension's schema */
+	if (nddup_trigger_split(nargs, args, &a, &err) != NDDUP_TRIGGER_OK)
+		dedup_args_error(&err, args, &a);
+	cfg->method = a.method;
 	cfg->sig_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-									CStringGetDatum(cfg->method == DEDUP_SIMHASH ?
+									CStringGetDatum(cfg->method == NDDUP_TRIGGER_SIMHASH ?
 													"simhash64" : "minhash_sketch"),
 									ObjectIdGetDatum(ext_nsp));
 	query_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								 CStringGetDatum(cfg->method == DEDUP_SIMHASH ?
+								 CStringGetDatum(cfg->method == NDDUP_TRIGGER_SIMHASH ?
 												 "hamming_ball" : "minhash_query"),
 								 ObjectIdGetDatum(ext_nsp));
 	if (!OidIsValid(cfg->sig_type) || !OidIsValid(query_type))
@@ -512,7 +531,7 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	argtypes[0] = TEXTOID;
 	argtypes[1] = INT4OID;
 	argtypes[2] = TEXTOID;
-	if (cfg->method == DEDUP_SIMHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 	{
 		argtypes[3] = TEXTOID;
 		cfg->source_func = LookupFuncName(list_make2(makeString(nspname), makeString("simhash")),
@@ -527,93 +546,34 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 										  6, argtypes, false);
 	}
 
-	/* the method's parameter: radius (simhash) or threshold (minhash) */
-	if (cfg->method == DEDUP_SIMHASH)
-	{
-		if (values[12] != NULL || values[13] != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s= applies only to method=minhash",
-							values[12] != NULL ? "threshold" : "k"),
-					 errhint("method=simhash takes radius=.")));
-		cfg->radius = values[3] ? dedup_int_arg("radius", values[3], 0, NDDUP_MAX_RADIUS)
-			: NDDUP_DEFAULT_RADIUS;
-	}
-	else
-	{
-		if (values[3] != NULL || values[6] != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s= applies only to method=simhash",
-							values[3] != NULL ? "radius" : "weighting"),
-					 errhint("method=minhash takes threshold=.")));
-		cfg->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
-		if (values[12] != NULL)
-		{
-			char	   *end;
-
-			errno = 0;
-			cfg->threshold = strtod(values[12], &end);
-			if (*values[12] == '\0' || *end != '\0' || errno != 0 ||
-				!(cfg->threshold > 0.0 && cfg->threshold <= 1.0))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("threshold \"%s\" is out of range", values[12]),
-						 errhint("The threshold must be a number greater than 0 and at most 1.")));
-		}
-	}
-
-	/* action and lock mode */
-	cfg->action = DEDUP_MARK;
-	if (values[10] != NULL)
-	{
-		if (pg_strcasecmp(values[10], "mark") == 0)
-			cfg->action = DEDUP_MARK;
-		else if (pg_strcasecmp(values[10], "skip") == 0)
-			cfg->action = DEDUP_SKIP;
-		else if (pg_strcasecmp(values[10], "error") == 0)
-			cfg->action = DEDUP_ERROR;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid action \"%s\"", values[10]),
-					 errhint("Valid actions are mark, skip and error.")));
-	}
-	cfg->lock = DEDUP_LOCK_BLOCKS;
-	if (values[11] != NULL)
-	{
-		if (pg_strcasecmp(values[11], "blocks") == 0)
-			cfg->lock = DEDUP_LOCK_BLOCKS;
-		else if (pg_strcasecmp(values[11], "table") == 0)
-			cfg->lock = DEDUP_LOCK_TABLE;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid lock mode \"%s\"", values[11]),
-					 errhint("Valid lock modes are blocks and table.")));
-	}
+	/*
+	 * the method's parameter: radius (simhash) or threshold (minhash); action
+	 * and lock mode; a fingerprint or source column
+	 */
+	if (nddup_trigger_check_params(&a, &err) != NDDUP_TRIGGER_OK)
+		dedup_args_error(&err, args, &a);
+	cfg->radius = a.radius;
+	cfg->threshold = a.threshold;
+	cfg->action = a.action;
+	cfg->lock = a.lock;
 
 	/* fingerprint and source columns */
-	if (values[0] == NULL && values[1] == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nddup_dedup_trigger needs a fingerprint= or a source= argument")));
-	if (values[0] != NULL)
+	if (values[NDDUP_TK_FINGERPRINT] != NULL)
 	{
 		Form_pg_attribute att;
 
-		cfg->fp_attno = dedup_column(rel, "fingerprint", values[0]);
+		cfg->fp_attno = dedup_column(rel, "fingerprint", values[NDDUP_TK_FINGERPRINT]);
 		att = TupleDescAttr(desc, cfg->fp_attno - 1);
 		if (att->atttypid != cfg->sig_type)
 			dedup_wrong_type(rel, cfg->fp_attno, "fingerprint",
-							 cfg->method == DEDUP_SIMHASH ? "simhash64" : "minhash_sketch");
+							 cfg->method == NDDUP_TRIGGER_SIMHASH ? "simhash64" : "minhash_sketch");
 		cfg->fp_generated = (att->attgenerated == ATTRIBUTE_GENERATED_STORED);
 	}
-	if (values[1] != NULL)
+	if (values[NDDUP_TK_SOURCE] != NULL)
 	{
 		Form_pg_attribute att;
 
-		cfg->src_attno = dedup_column(rel, "source", values[1]);
+		cfg->src_attno = dedup_column(rel, "source", values[NDDUP_TK_SOURCE]);
 		att = TupleDescAttr(desc, cfg->src_attno - 1);
 		if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
 			dedup_wrong_type(rel, cfg->src_attno, "source", "text or varchar");
@@ -621,30 +581,18 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("source column \"%s\" cannot be a generated column",
-							values[1]),
+							values[NDDUP_TK_SOURCE]),
 					 errdetail("Generated columns are computed after BEFORE triggers.")));
 		cfg->src_collation = att->attcollation;
 	}
-	else if (values[4] || values[5] || values[6] || values[13])
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("size=, unit=, weighting= and k= apply only with source=")));
-	cfg->size = values[4] ? dedup_int_arg("size", values[4], 1, NDDUP_MAX_SHINGLE_SIZE)
-		: (cfg->method == DEDUP_SIMHASH ? 2 : 3);
-	cfg->k = values[13] ? dedup_int_arg("k", values[13], 1, NDDUP_MINHASH_MAX_K)
-		: NDDUP_DEFAULT_MINHASH_K;
-	cfg->unit = pstrdup(values[5] ? values[5] : "word");
-	if (strcmp(cfg->unit, "word") != 0 && strcmp(cfg->unit, "char") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid shingle unit \"%s\"", cfg->unit),
-				 errhint("Valid units are \"word\" and \"char\".")));
-	cfg->weighting = pstrdup(values[6] ? values[6] : "tf");
-	if (strcmp(cfg->weighting, "tf") != 0 && strcmp(cfg->weighting, "set") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid simhash weighting \"%s\"", cfg->weighting),
-				 errhint("Valid weightings are \"tf\" and \"set\".")));
+
+	/* the signature's parameters */
+	if (nddup_trigger_check_signature(&a, &err) != NDDUP_TRIGGER_OK)
+		dedup_args_error(&err, args, &a);
+	cfg->size = a.size;
+	cfg->k = a.k;
+	cfg->unit = pstrdup(a.unit);
+	cfg->weighting = pstrdup(a.weighting);
 	if (cfg->fp_generated)
 	{
 		Node	   *genexpr;
@@ -653,7 +601,7 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("fingerprint column \"%s\" is a generated column, and no source= is given",
-							values[0]),
+							values[NDDUP_TK_FINGERPRINT]),
 					 errdetail("PostgreSQL computes generated columns after BEFORE triggers, so the trigger computes the fingerprint from the source column itself."),
 					 errhint("Add source=<text column> (and size=, unit=, weighting= or k= matching the generation expression).")));
 		genexpr = build_column_default(rel, cfg->fp_attno);
@@ -663,7 +611,7 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("generation expression of column \"%s\" is not %s",
-							values[0], dedup_source_call(cfg, values[1], false)),
+							values[NDDUP_TK_FINGERPRINT], dedup_source_call(cfg, values[NDDUP_TK_SOURCE], false)),
 					 errdetail("The generation expression is %s.",
 							   genexpr ? deparse_expression(genexpr,
 															deparse_context_for(RelationGetRelationName(rel),
@@ -673,7 +621,7 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	}
 
 	/* id, duplicate_of and order columns */
-	id_name = values[7] ? values[7] : "id";
+	id_name = values[NDDUP_TK_ID] ? values[NDDUP_TK_ID] : "id";
 	cfg->id_attno = dedup_column(rel, "id", id_name);
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, cfg->id_attno - 1);
@@ -682,15 +630,15 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		get_typlenbyval(cfg->id_type, &cfg->id_typlen, &cfg->id_typbyval);
 	}
 	dedup_check_ordering(rel, cfg->id_attno, "id");
-	dup_name = values[8] ? values[8] : "duplicate_of";
-	if (values[8] == NULL && cfg->action != DEDUP_MARK &&
+	dup_name = values[NDDUP_TK_DUPLICATE_OF] ? values[NDDUP_TK_DUPLICATE_OF] : "duplicate_of";
+	if (values[NDDUP_TK_DUPLICATE_OF] == NULL && cfg->action != NDDUP_TRIGGER_MARK &&
 		get_attnum(RelationGetRelid(rel), dup_name) == InvalidAttrNumber)
 		cfg->dup_attno = 0;		/* optional for skip and error */
 	else
 	{
 		Form_pg_attribute att;
 
-		if (values[8] == NULL &&
+		if (values[NDDUP_TK_DUPLICATE_OF] == NULL &&
 			get_attnum(RelationGetRelid(rel), dup_name) == InvalidAttrNumber)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -714,9 +662,9 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 					 errmsg("the id and duplicate_of columns must differ")));
 	}
 	cfg->order_attno = cfg->id_attno;
-	if (values[9] != NULL)
+	if (values[NDDUP_TK_ORDER] != NULL)
 	{
-		cfg->order_attno = dedup_column(rel, "order", values[9]);
+		cfg->order_attno = dedup_column(rel, "order", values[NDDUP_TK_ORDER]);
 		dedup_check_ordering(rel, cfg->order_attno, "order");
 	}
 
@@ -725,29 +673,28 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	/* normalized settings, for messages and nddup_check_trigger() */
 	initStringInfo(&buf);
 	if (cfg->fp_attno)
-		appendStringInfo(&buf, "fingerprint=%s ", values[0]);
-	if (cfg->src_attno && cfg->method == DEDUP_SIMHASH)
+		appendStringInfo(&buf, "fingerprint=%s ", values[NDDUP_TK_FINGERPRINT]);
+	if (cfg->src_attno && cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "source=%s size=%d unit=%s weighting=%s ",
-						 values[1], cfg->size, cfg->unit, cfg->weighting);
+						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->weighting);
 	else if (cfg->src_attno)
 		appendStringInfo(&buf, "source=%s size=%d unit=%s k=%d ",
-						 values[1], cfg->size, cfg->unit, cfg->k);
-	if (cfg->method == DEDUP_SIMHASH)
+						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->k);
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
 	else
 		appendStringInfo(&buf, "method=minhash threshold=%g id=%s", cfg->threshold, id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
 	appendStringInfo(&buf, " order=%s action=%s lock=%s index=%s",
-					 values[9] ? values[9] : id_name,
-					 cfg->action == DEDUP_MARK ? "mark" :
-					 cfg->action == DEDUP_SKIP ? "skip" : "error",
-					 cfg->lock == DEDUP_LOCK_BLOCKS ? "blocks" : "table",
+					 values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name,
+					 cfg->action == NDDUP_TRIGGER_MARK ? "mark" :
+					 cfg->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
+					 cfg->lock == NDDUP_TRIGGER_LOCK_BLOCKS ? "blocks" : "table",
 					 cfg->index_name ? cfg->index_name : "none");
 	cfg->settings = buf.data;
 
 	error_context_stack = errcallback.previous;
-#undef NKEYS
 }
 
 /* Check the trigger's timing, level and events (protocol errors). */
@@ -842,7 +789,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		const DedupConfig *cfg = &entry->config;
 		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													   RelationGetRelationName(rel));
-		const char *opclass = cfg->method == DEDUP_SIMHASH ?
+		const char *opclass = cfg->method == NDDUP_TRIGGER_SIMHASH ?
 			quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash64_gin_ops") :
 			psprintf("%s (threshold = %g)",
 					 quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
@@ -953,7 +900,7 @@ dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	appendStringInfo(&base,
 					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
 					 id, fpexpr, table, fpexpr, nsp, nsp,
-					 cfg->method == DEDUP_SIMHASH ? "ball" : "similar_to", id);
+					 cfg->method == NDDUP_TRIGGER_SIMHASH ? "ball" : "similar_to", id);
 	if (cfg->dup_attno)
 		appendStringInfo(&base, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
 	initStringInfo(&tail);
@@ -963,7 +910,7 @@ dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	appendStringInfo(&tail, "%s) LIMIT 1 FOR KEY SHARE OF t", id);
 
 	argtypes[0] = cfg->sig_type;
-	argtypes[1] = cfg->method == DEDUP_SIMHASH ? INT4OID : FLOAT8OID;
+	argtypes[1] = cfg->method == NDDUP_TRIGGER_SIMHASH ? INT4OID : FLOAT8OID;
 	argtypes[2] = TIDOID;
 	if (entry->lookup_insert == NULL)
 	{
@@ -1008,7 +955,7 @@ dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
 		d = heap_getattr(tuple, cfg->src_attno, desc, &isnull);
 		if (isnull)
 			return false;
-		if (cfg->method == DEDUP_SIMHASH)
+		if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 			*sig = FunctionCall4Coll(&entry->source_finfo, cfg->src_collation, d,
 									 Int32GetDatum(cfg->size), entry->unit_datum,
 									 entry->weighting_datum);
@@ -1022,7 +969,7 @@ dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
 	d = heap_getattr(tuple, cfg->fp_attno, desc, &isnull);
 	if (isnull)
 		return false;
-	*sig = (cfg->method == DEDUP_SIMHASH) ? d : PointerGetDatum(PG_DETOAST_DATUM(d));
+	*sig = (cfg->method == NDDUP_TRIGGER_SIMHASH) ? d : PointerGetDatum(PG_DETOAST_DATUM(d));
 	return true;
 }
 
@@ -1033,7 +980,7 @@ dedup_sig_equal(const DedupConfig *cfg, Datum a, Datum b)
 	struct varlena *va;
 	struct varlena *vb;
 
-	if (cfg->method == DEDUP_SIMHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		return DatumGetSimhash64(a) == DatumGetSimhash64(b);
 	va = PG_DETOAST_DATUM(a);
 	vb = PG_DETOAST_DATUM(b);
@@ -1132,7 +1079,7 @@ dedup_lock(DedupCacheEntry *entry, const Datum *sigs, int nsigs)
 		entry->nkeys = 0;
 	}
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, 0, NDDUP_LOCK_TABLE);
-	if (cfg->lock == DEDUP_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE)
+	if (cfg->lock == NDDUP_TRIGGER_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE)
 	{
 		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 		return;
@@ -1140,10 +1087,10 @@ dedup_lock(DedupCacheEntry *entry, const Datum *sigs, int nsigs)
 	(void) LockAcquire(&tag, ShareLock, false, false);
 
 	keys = palloc(sizeof(uint32) * nsigs *
-				  (cfg->method == DEDUP_SIMHASH ? cfg->radius + 1 : NDDUP_MINHASH_MAX_K));
+				  (cfg->method == NDDUP_TRIGGER_SIMHASH ? cfg->radius + 1 : NDDUP_MINHASH_MAX_K));
 	for (int f = 0; f < nsigs; f++)
 	{
-		if (cfg->method == DEDUP_MINHASH)
+		if (cfg->method == NDDUP_TRIGGER_MINHASH)
 			nkeys += dedup_band_keys(cfg, sigs[f], keys + nkeys);
 		else
 			for (int b = 0; b <= cfg->radius; b++)
@@ -1181,7 +1128,7 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
 	res->id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	res->id = SPI_datumTransfer(res->id, cfg->id_typbyval, cfg->id_typlen);
 	res->sig = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-	if (cfg->method == DEDUP_MINHASH)
+	if (cfg->method == NDDUP_TRIGGER_MINHASH)
 		res->sig = SPI_datumTransfer(res->sig, false, -1);
 }
 
@@ -1200,13 +1147,13 @@ dedup_lookup(DedupCacheEntry *entry, Datum sig, ItemPointer ctid,
 {
 	const DedupConfig *cfg = &entry->config;
 	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
-	Datum		values[3];
+	Datum		values[NDDUP_TK_RADIUS];
 	int			rc;
 
-	values[0] = sig;
-	values[1] = cfg->method == DEDUP_SIMHASH ? Int32GetDatum(cfg->radius)
+	values[NDDUP_TK_FINGERPRINT] = sig;
+	values[NDDUP_TK_SOURCE] = cfg->method == NDDUP_TRIGGER_SIMHASH ? Int32GetDatum(cfg->radius)
 		: Float8GetDatum(cfg->threshold);
-	values[2] = PointerGetDatum(ctid);
+	values[NDDUP_TK_METHOD] = PointerGetDatum(ctid);
 
 	if (IsolationUsesXactSnapshot())
 	{
@@ -1243,11 +1190,11 @@ dedup_lookup(DedupCacheEntry *entry, Datum sig, ItemPointer ctid,
 static void
 dedup_repoint(DedupCacheEntry *entry, Datum new_original, Datum old_id)
 {
-	Datum		values[2];
+	Datum		values[NDDUP_TK_METHOD];
 	int			rc;
 
-	values[0] = new_original;
-	values[1] = old_id;
+	values[NDDUP_TK_FINGERPRINT] = new_original;
+	values[NDDUP_TK_SOURCE] = old_id;
 	if (IsolationUsesXactSnapshot())
 		rc = SPI_execute_snapshot(entry->repoint, values, NULL,
 								  GetLatestSnapshot(), GetTransactionSnapshot(),
@@ -1269,7 +1216,7 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 	bool		may_see;
 	char	   *nearness;
 
-	if (cfg->method == DEDUP_SIMHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		nearness = psprintf("at Hamming distance %d (radius %d)",
 							nddup_hamming(DatumGetSimhash64(sig), DatumGetSimhash64(res->sig)),
 							cfg->radius);
@@ -1368,7 +1315,7 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 							   SECURITY_NOFORCE_RLS);
 		dedup_lookup(entry, fp, is_update ? &oldtuple->t_self : NULL, &res);
 
-		if (res.found && cfg->action == DEDUP_MARK && old_original)
+		if (res.found && cfg->action == NDDUP_TRIGGER_MARK && old_original)
 		{
 			Datum		oldid = heap_getattr(oldtuple, cfg->id_attno, desc, &isnull);
 
@@ -1379,9 +1326,9 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 		SPI_finish();
 	}
 
-	if (res.found && cfg->action == DEDUP_SKIP)
+	if (res.found && cfg->action == NDDUP_TRIGGER_SKIP)
 		return NULL;
-	if (res.found && cfg->action == DEDUP_ERROR)
+	if (res.found && cfg->action == NDDUP_TRIGGER_ERROR)
 		dedup_report(cfg, rel, td->tg_trigger, fp, &res);
 	if (cfg->dup_attno)
 	{

@@ -55,8 +55,10 @@ if [ -z "$WORK" ]; then
 fi
 mkdir -p "$WORK/obj" "$WORK/bin" "$WORK/log"
 
-# The core sources, exactly as the unit target builds them.
-read -r -a CORE <<<"$(sed -n 's/^CORE_SRCS[[:space:]]*=[[:space:]]*//p' "$ROOT/Makefile")"
+# The core sources, exactly as the unit target builds them (the variable
+# may continue over lines ending in a backslash).
+read -r -a CORE <<<"$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$ROOT/Makefile" |
+	sed -n 's/^CORE_SRCS[[:space:]]*=[[:space:]]*//p')"
 if [ ${#CORE[@]} = 0 ]; then
 	echo "fuzz: no CORE_SRCS in the Makefile"
 	echo "fuzz: 0 passed, 1 failed"

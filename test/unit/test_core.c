@@ -17,6 +17,7 @@
 extern int	run_text_tests(void);
 extern int	run_minhash_tests(void);
 extern int	run_scan_tests(bool exhaustive);
+extern int	run_format_tests(void);
 
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
@@ -155,8 +156,8 @@ test_simhash_text_pinned(void)
 int
 main(int argc, char **argv)
 {
-	int			failures[4] = {0};
-	int			suites = 4;
+	int			failures[5] = {0};
+	int			suites = 5;
 	int			passed = 0;
 
 	test_simhash_fast_path_matches_definition();
@@ -174,6 +175,7 @@ main(int argc, char **argv)
 		failures[1] = run_scan_tests(true);
 		failures[2] = run_text_tests();
 		failures[3] = run_minhash_tests();
+		failures[4] = run_format_tests();
 	}
 	for (int i = 0; i < suites; i++)
 		passed += failures[i] == 0;
