@@ -114,6 +114,7 @@ SELECT 'kperm k=2 seed=0 size=3 unit=word bits=32: 1 ffffffff'::minhash_sketch;
 SELECT 'minhash k=2'::minhash_sketch;
 SELECT 'lexicon ndocs=2 drop_frequent=0 drop_rare=0: 2 1'::imatch_lexicon;
 SELECT 'df ndocs=2 drop_frequent=-1 drop_rare=-1: 1:3'::imatch_lexicon;
+SELECT 'df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 1:99999999999999999999'::imatch_lexicon;
 
 -- error paths of the constructors and estimators
 SELECT minhash('x', 0);

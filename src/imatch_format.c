@@ -139,7 +139,11 @@ parse_terms(const char *p, int kind, uint64_t **hashes, int64_t **dfs,
 			if (*p != ':' || !isdigit((unsigned char) p[1]))
 				return nddup_parse_fail(err, NDDUP_PARSE_SYNTAX, 0, 0,
 										"A document-frequency table lists hash:df pairs.");
+			errno = 0;
 			(*dfs)[*n] = strtoll(p + 1, &end, 10);
+			if (errno != 0)
+				return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
+										"A document frequency is out of range (1 to ndocs).");
 			p = end;
 		}
 		if (*p != ' ' && *p != '\0')

@@ -120,10 +120,9 @@ ref_hex(const char *p, size_t len, uint64_t *v)
 }
 
 /*
- * Value of the decimal digits at p.  Counts of more than 19 digits are
- * read as INT64_MAX: the parser's strtoll clamps them (see
- * docs/fuzzing.md, finding 4; such a count is accepted only when ndocs is
- * INT64_MAX).
+ * Value of the decimal digits at p, or -1 when it exceeds INT64_MAX (the
+ * parser must reject such a count, so an accepted one never compares equal;
+ * docs/fuzzing.md, finding 4).
  */
 static int64_t
 ref_count(const char *p, size_t len)
@@ -133,7 +132,7 @@ ref_count(const char *p, size_t len)
 	for (size_t i = 0; i < len; i++)
 	{
 		if (v > (uint64_t) (INT64_MAX - (p[i] - '0')) / 10)
-			return INT64_MAX;
+			return -1;
 		v = v * 10 + (uint64_t) (p[i] - '0');
 	}
 	return (int64_t) v;

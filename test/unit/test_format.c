@@ -476,8 +476,10 @@ test_lexicon_text(void)
 	/* strtoull and strtod syntax: a 0x hash, a hexadecimal share */
 	check_lexicon_literal("lexicon ndocs=1 drop_frequent=0x1p-3 drop_rare=0: 0x1f", NDDUP_PARSE_OK,
 						  "lexicon ndocs=1 drop_frequent=0.125 drop_rare=0: 000000000000001f");
-	/* a count beyond int64 is read as INT64_MAX (docs/fuzzing.md, finding 4) */
+	/* a count beyond int64 is out of range, not clamped (docs/fuzzing.md, finding 4) */
 	check_lexicon_literal("df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 1:99999999999999999999",
+						  NDDUP_PARSE_INVALID, "A document frequency is out of range (1 to ndocs).");
+	check_lexicon_literal("df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 1:9223372036854775807",
 						  NDDUP_PARSE_OK,
 						  "df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 0000000000000001:9223372036854775807");
 	check_lexicon_literal("", NDDUP_PARSE_SYNTAX, LEX_HEADER);
