@@ -90,7 +90,7 @@ start_instance() {
 listen_addresses = ''
 port = $PGPORT
 unix_socket_directories = '$WORKDIR'
-shared_buffers = 256MB
+shared_buffers = ${NDDUP_SHARED_BUFFERS:-256MB}
 fsync = off
 $(instance_settings)
 CONF

@@ -2,7 +2,7 @@
 # Query latency of the sketch GIN indexes (docs/sketch-indexes.md), beside a
 # sequential scan of the same queries in the same run.
 #   test/bench/sketch_index_bench.sh [DATA_DIR]      (default ../shared/data)
-# Environment: N (documents, default 1000000), QUERIES (index queries,
+# Environment: NDDUP_SHARED_BUFFERS (default 256MB), N (documents, default 1000000), QUERIES (index queries,
 # default 1000), SEQ_QUERIES (sequential-scan queries, default 20), PARTS
 # (which of the parts below to run, default "1 2 3"), THRESHOLDS (design
 # thresholds of part 3, default "0.8 0.5 0.3 0.25").
