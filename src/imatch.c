@@ -688,8 +688,12 @@ validate_lexicon(const Lexicon *l, const char *str)
 		!(f >= 0 && r >= 0 && f + r <= 1))
 		invalid_lexicon(str, "The cut shares must be at least 0 and together at most 1.");
 	for (uint32 i = 1; i < l->nterms; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (l->hashes[i] <= l->hashes[i - 1])
 			invalid_lexicon(str, "Term hashes must be distinct and ascending.");
+	}
 	if (l->kind == LEX_DF)
 		for (uint32 i = 0; i < l->nterms; i++)
 			if (LEXICON_DF(l)[i] < 1 || LEXICON_DF(l)[i] > l->ndocs)
@@ -724,6 +728,8 @@ imatch_lexicon_out(PG_FUNCTION_ARGS)
 	appendStringInfoChar(&buf, ':');
 	for (uint32 i = 0; i < l->nterms; i++)
 	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		appendStringInfo(&buf, " %016llx", (unsigned long long) l->hashes[i]);
 		if (l->kind == LEX_DF)
 			appendStringInfo(&buf, ":" INT64_FORMAT, LEXICON_DF(l)[i]);
@@ -805,6 +811,8 @@ imatch_lexicon_in(PG_FUNCTION_ARGS)
 		char	   *end;
 		uint64		h;
 
+		if ((n & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		while (*p == ' ')
 			p++;
 		if (*p == '\0')
@@ -879,7 +887,11 @@ imatch_lexicon_send(PG_FUNCTION_ARGS)
 	pq_sendint64(&buf, l->ndocs);
 	pq_sendint32(&buf, l->nterms);
 	for (uint32 i = 0; i < l->nterms; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		pq_sendint64(&buf, (int64) l->hashes[i]);
+	}
 	if (l->kind == LEX_DF)
 		for (uint32 i = 0; i < l->nterms; i++)
 			pq_sendint64(&buf, LEXICON_DF(l)[i]);
@@ -916,7 +928,11 @@ imatch_lexicon_recv(PG_FUNCTION_ARGS)
 	l->ndocs = ndocs;
 	l->nterms = n;
 	for (uint32 i = 0; i < n; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		l->hashes[i] = (uint64) pq_getmsgint64(buf);
+	}
 	if (kind == LEX_DF)
 		for (uint32 i = 0; i < n; i++)
 			LEXICON_DF(l)[i] = pq_getmsgint64(buf);

@@ -626,6 +626,8 @@ validate_set(const ShingleSet *s, const char *str)
 					 PG_INT32_MAX);
 	for (uint32 i = 0; i < s->nitems; i++)
 	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (i > 0 && s->items[i] <= s->items[i - 1])
 			INVALID_VALUE("shingleset", str, "Hashes must be distinct and in ascending order.");
 		if (s->kind == SET_MOD && s->items[i] % s->param != 0)
@@ -682,6 +684,8 @@ shingleset_in(PG_FUNCTION_ARGS)
 	{
 		uint64		h;
 
+		if ((set->nitems & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		p = skip_spaces(p);
 		if (*p == '\0')
 			break;
@@ -719,7 +723,11 @@ shingleset_out(PG_FUNCTION_ARGS)
 	appendStringInfo(&buf, " size=%d unit=%s n=%llu:", s->size, unit_name(s->unit),
 					 (unsigned long long) s->cardinality);
 	for (uint32 i = 0; i < s->nitems; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		appendStringInfo(&buf, " %016llx", (unsigned long long) s->items[i]);
+	}
 	PG_RETURN_CSTRING(buf.data);
 }
 
@@ -742,7 +750,11 @@ shingleset_send(PG_FUNCTION_ARGS)
 	pq_sendint32(&buf, s->nitems);
 	pq_sendint64(&buf, (int64) s->cardinality);
 	for (uint32 i = 0; i < s->nitems; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		pq_sendint64(&buf, (int64) s->items[i]);
+	}
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -775,7 +787,11 @@ shingleset_recv(PG_FUNCTION_ARGS)
 	memcpy(s, &hdr, SHINGLESET_HDRSZ);
 	SET_VARSIZE(s, SHINGLESET_HDRSZ + hdr.nitems * sizeof(uint64));
 	for (uint32 i = 0; i < hdr.nitems; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		s->items[i] = (uint64) pq_getmsgint64(buf);
+	}
 	validate_set(s, NULL);
 	PG_RETURN_POINTER(s);
 }
