@@ -175,3 +175,8 @@ SELECT last_value < 1000 AS insert_stopped_early FROM judged;
 SELECT count(*) AS indexes FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
 WHERE c.relname IN ('fps_big', 'sk_copies', 'sets');
 SELECT count(*) AS new_posts FROM posts WHERE id > 1000000;
+
+-- the other tests share the database
+DROP TABLE fps, fps_big, big_words, big_numbers, sk, sk_copies, sup, sets, lex, posts;
+DROP SEQUENCE completed, judged;
+DROP FUNCTION count_judged();
