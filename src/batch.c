@@ -87,6 +87,15 @@ typedef enum BatchMode
 #define BYTES_PER_ROW_ASSIGN	112
 #define BYTES_PER_PAIR_INPUT	96	/* clusters_from_pairs, per (id1, id2) */
 
+/*
+ * Shares of work_mem on the spill path, whose structures live at the same
+ * time: the store of the input rows (read once per table, from disk beyond
+ * its share) a quarter, each table's tuplesort half; a run of rows sharing
+ * a key takes what it needs (usually a few rows, at most work_mem / 17).
+ */
+#define SPILL_STORE_SHARE		4	/* work_mem / 4 */
+#define SPILL_SORT_SHARE		2	/* work_mem / 2 */
+
 /* Tables considered at most by the cost model (C(m, c) explodes with k). */
 #define MAX_TABLES				250000.0
 
@@ -473,7 +482,8 @@ start_spill(BatchState *st)
 	TupleDescInitEntry(desc, 2, "id", INT8OID, -1, 0);
 	TupleDescInitEntry(desc, 3, "side", INT4OID, -1, 0);
 	st->spilldesc = desc;
-	st->spill = tuplestore_begin_heap(false, false, work_mem);
+	st->spill = tuplestore_begin_heap(false, false,
+									  Max(work_mem / SPILL_STORE_SHARE, 64));
 	for (uint64 r = 0; r < st->nrows; r++)
 	{
 		values[0] = Int64GetDatum((int64) st->fp[r]);
@@ -1757,7 +1767,8 @@ run_tables_spill(BatchState *st)
 		int64		runkey = 0;
 
 		ts = tuplesort_begin_heap(sortdesc, 1, &attno, &sortop, &coll,
-								  &nullsfirst, work_mem, NULL, TUPLESORT_NONE);
+								  &nullsfirst, Max(work_mem / SPILL_SORT_SHARE, 64),
+								  NULL, TUPLESORT_NONE);
 		tuplestore_rescan(st->spill);
 		while (tuplestore_gettupleslot(st->spill, true, false, inslot))
 		{

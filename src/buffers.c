@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * buffers.c
- *	  Growable byte buffers and hash arrays of the pure-C core, and the
- *	  memory hooks they allocate through.
+ *	  Growable byte buffers and hash arrays of the pure-C core, the memory
+ *	  hooks they allocate through, and the core's interrupt hook.
  *
- * Outside the server the hooks are realloc (aborting with a message when
- * memory runs out) and free; the extension replaces them in _PG_init.
+ * Outside the server the memory hooks are realloc (aborting with a message
+ * when memory runs out) and free, and there is no interrupt hook; the
+ * extension replaces them in _PG_init.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +40,7 @@ default_free(void *ptr)
 
 void	   *(*nddup_realloc_hook) (void *ptr, size_t size) = default_realloc;
 void		(*nddup_free_hook) (void *ptr) = default_free;
+void		(*nddup_interrupt_hook) (void) = NULL;
 
 /* Next capacity of at least need bytes or items: doubles, from 64. */
 static size_t

@@ -185,7 +185,11 @@ df_add_flat(ExpandedDf *df, const Lexicon *flat)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a finished I-Match lexicon is not an aggregation state")));
 	for (uint32 i = 0; i < flat->nterms; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		df_add(df, flat->hashes[i], NDDUP_LEXICON_DF(flat)[i]);
+	}
 	df->ndocs += flat->ndocs;
 	if (flat->drop_frequent >= 0)
 	{
@@ -193,15 +197,6 @@ df_add_flat(ExpandedDf *df, const Lexicon *flat)
 		df->drop_rare = flat->drop_rare;
 		df->cuts_set = true;
 	}
-}
-
-static int
-cmp_uint64(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The sorted term hashes of an expanded table (palloc'd). */
@@ -217,7 +212,7 @@ df_sorted_keys(const ExpandedDf *df, size_t *n)
 	for (size_t i = 0; i < df->cap; i++)
 		if (df->keys[i] != 0)
 			keys[m++] = df->keys[i];
-	qsort(keys, m, sizeof(uint64), cmp_uint64);
+	(void) nddup_sort_unique(keys, m);	/* distinct: an interruptible sort */
 	*n = m;
 	return keys;
 }
@@ -329,7 +324,11 @@ imatch_df_transfn(PG_FUNCTION_ARGS)
 		size_t		n = doc_terms(PG_GETARG_TEXT_PP(1), &terms);
 
 		for (size_t i = 0; i < n; i++)
+		{
+			if ((i & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
 			df_add(df, terms.items[i], 1);
+		}
 		nddup_hashes_free(&terms);
 		df->ndocs++;
 	}
@@ -357,8 +356,12 @@ imatch_df_combinefn(PG_FUNCTION_ARGS)
 		ExpandedDf *other = (ExpandedDf *) DatumGetEOHP(b);
 
 		for (size_t i = 0; i < other->cap; i++)
+		{
+			if ((i & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (other->keys[i] != 0)
 				df_add(df, other->keys[i], other->counts[i]);
+		}
 		if (other->zero_count > 0)
 			df_add(df, 0, other->zero_count);
 		df->ndocs += other->ndocs;
@@ -383,7 +386,7 @@ typedef struct RankedTerm
 
 /* Most frequent first; ties by hash, so the ranking is deterministic. */
 static int
-cmp_ranked(const void *a, const void *b)
+cmp_ranked(const void *a, const void *b, void *arg)
 {
 	const RankedTerm *x = a;
 	const RankedTerm *y = b;
@@ -459,7 +462,7 @@ imatch_lexicon_finalfn(PG_FUNCTION_ARGS)
 	}
 	if (ndocs == 0)
 		PG_RETURN_NULL();
-	qsort(ranked, n, sizeof(RankedTerm), cmp_ranked);
+	qsort_interruptible(ranked, n, sizeof(RankedTerm), cmp_ranked, NULL);
 	cut_f = (size_t) floor(f * (double) n);
 	cut_r = (size_t) floor(r * (double) n);
 	kept = n - Min(n, cut_f + cut_r);
@@ -474,7 +477,7 @@ imatch_lexicon_finalfn(PG_FUNCTION_ARGS)
 	lex->nterms = (uint32) kept;
 	for (size_t i = 0; i < kept; i++)
 		lex->hashes[i] = ranked[cut_f + i].hash;
-	qsort(lex->hashes, kept, sizeof(uint64), cmp_uint64);
+	(void) nddup_sort_unique(lex->hashes, kept);	/* distinct: sorts only */
 	PG_RETURN_POINTER(lex);
 }
 
@@ -512,8 +515,12 @@ kept_terms(text *doc, const Lexicon *lex, NddupHashes *terms)
 	size_t		kept = 0;
 
 	for (size_t i = 0; i < n; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (nddup_sorted_contains(lex->hashes, lex->nterms, terms->items[i]))
 			terms->items[kept++] = terms->items[i];
+	}
 	return kept;
 }
 
@@ -601,6 +608,7 @@ imatch_multi_text(PG_FUNCTION_ARGS)
 		uint64		seed = NDDUP_HASH_SEED + (uint64) j + 1;
 		size_t		m = 0;
 
+		CHECK_FOR_INTERRUPTS();
 		for (size_t i = 0; i < kept; i++)
 		{
 			uint64		t = terms.items[i];

@@ -40,9 +40,13 @@ nddup_lexicon_validate(const NddupLexicon *l, NddupParseError *err)
 		return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 								"The cut shares must be at least 0 and together at most 1.");
 	for (uint32_t i = 1; i < l->nterms; i++)
+	{
+		if ((i & 0xffff) == 0)
+			nddup_check_interrupts();
 		if (l->hashes[i] <= l->hashes[i - 1])
 			return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 									"Term hashes must be distinct and ascending.");
+	}
 	if (l->kind == NDDUP_LEX_DF)
 		for (uint32_t i = 0; i < l->nterms; i++)
 			if (NDDUP_LEXICON_DF(l)[i] < 1 || NDDUP_LEXICON_DF(l)[i] > l->ndocs)
@@ -114,6 +118,8 @@ parse_terms(const char *p, int kind, uint64_t **hashes, int64_t **dfs,
 		char	   *end;
 		uint64_t	h;
 
+		if ((*n & 0xffff) == 0)
+			nddup_check_interrupts();
 		while (*p == ' ')
 			p++;
 		if (*p == '\0')
@@ -226,6 +232,8 @@ nddup_lexicon_format(const NddupLexicon *l, NddupShareFormatter share,
 	print(arg, ":");
 	for (uint32_t i = 0; i < l->nterms; i++)
 	{
+		if ((i & 0xffff) == 0)
+			nddup_check_interrupts();
 		print(arg, " %016llx", (unsigned long long) l->hashes[i]);
 		if (l->kind == NDDUP_LEX_DF)
 			print(arg, ":%lld", (long long) NDDUP_LEXICON_DF(l)[i]);

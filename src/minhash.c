@@ -99,9 +99,11 @@ nddup_minhash_kperm(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 {
 	uint64_t	keys[NDDUP_MINHASH_MAX_K];
 	uint64_t	mins[NDDUP_MINHASH_MAX_K];
+	size_t		until_check;
 
 	if (k < 1 || k > NDDUP_MINHASH_MAX_K)
 		return;
+	until_check = NDDUP_INTERRUPT_STRIDE / (size_t) k;
 	permutation_keys(seed, k, keys);
 	for (int i = 0; i < k; i++)
 		mins[i] = UINT64_MAX;
@@ -109,6 +111,12 @@ nddup_minhash_kperm(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 	{
 		uint64_t	x = hashes[j];
 
+		/* k permutations per hash: the hook about every stride of them */
+		if (--until_check == 0)
+		{
+			nddup_check_interrupts();
+			until_check = NDDUP_INTERRUPT_STRIDE / (size_t) k;
+		}
 		for (int i = 0; i < k; i++)
 		{
 			uint64_t	y = fmix64(x ^ keys[i]);
@@ -137,9 +145,15 @@ nddup_minhash_oph_bins(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 		out[i] = NDDUP_MINHASH_EMPTY;
 	for (size_t j = 0; j < n; j++)
 	{
-		unsigned __int128 p = (unsigned __int128) fmix64(hashes[j] ^ key) * (uint64_t) k;
-		uint32_t	bin = (uint32_t) (p >> 64);
-		uint32_t	v = clamp_value((uint32_t) ((uint64_t) p >> 32));
+		unsigned __int128 p;
+		uint32_t	bin;
+		uint32_t	v;
+
+		if (j % NDDUP_INTERRUPT_STRIDE == NDDUP_INTERRUPT_STRIDE - 1)
+			nddup_check_interrupts();
+		p = (unsigned __int128) fmix64(hashes[j] ^ key) * (uint64_t) k;
+		bin = (uint32_t) (p >> 64);
+		v = clamp_value((uint32_t) ((uint64_t) p >> 32));
 
 		out[bin] = v < out[bin] ? v : out[bin];
 	}
@@ -420,8 +434,12 @@ radix_sort(uint64_t *items, size_t n)
 
 	memset(counts, 0, sizeof(counts));
 	for (size_t i = 0; i < n; i++)
+	{
+		if (i % NDDUP_INTERRUPT_STRIDE == NDDUP_INTERRUPT_STRIDE - 1)
+			nddup_check_interrupts();
 		for (int pass = 0; pass < 8; pass++)
 			counts[pass][(items[i] >> (8 * pass)) & 0xff]++;
+	}
 	for (int pass = 0; pass < 8; pass++)
 	{
 		size_t		offset = 0;
@@ -438,7 +456,11 @@ radix_sort(uint64_t *items, size_t n)
 			offset += cnt;
 		}
 		for (size_t i = 0; i < n; i++)
+		{
+			if (i % NDDUP_INTERRUPT_STRIDE == NDDUP_INTERRUPT_STRIDE - 1)
+				nddup_check_interrupts();
 			dst[c[(src[i] >> (8 * pass)) & 0xff]++] = src[i];
+		}
 		swap = src;
 		src = dst;
 		dst = swap;
@@ -487,10 +509,13 @@ nddup_intersection_count(const uint64_t *a, size_t na,
 {
 	size_t		i = 0,
 				j = 0,
-				common = 0;
+				common = 0,
+				steps = 0;
 
 	while (i < na && j < nb)
 	{
+		if (++steps % NDDUP_INTERRUPT_STRIDE == 0)
+			nddup_check_interrupts();
 		if (a[i] < b[j])
 			i++;
 		else if (a[i] > b[j])
@@ -522,6 +547,8 @@ nddup_bottom_s_compare(const uint64_t *a, size_t na,
 
 	while (t < s && (i < na || j < nb))
 	{
+		if ((t & (NDDUP_INTERRUPT_STRIDE - 1)) == NDDUP_INTERRUPT_STRIDE - 1)
+			nddup_check_interrupts();
 		if (j >= nb || (i < na && a[i] < b[j]))
 			i++;
 		else if (i >= na || b[j] < a[i])

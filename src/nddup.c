@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * nddup.c
- *	  Module entry point: points the pure-C core's memory hooks at palloc.
+ *	  Module entry point: points the pure-C core's memory hooks at palloc
+ *	  and its interrupt hook at CHECK_FOR_INTERRUPTS().
  *
  *-------------------------------------------------------------------------
  */
@@ -10,6 +11,7 @@
 #include "nddup.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -39,15 +41,23 @@ nddup_palloc_free(void *ptr)
 		pfree(ptr);
 }
 
+/* Interrupt hook of the core: a cancel or timeout raises its ERROR here. */
+static void
+nddup_pg_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
 /*
- * Module load: route the core's allocations through memory contexts and
- * define the settings.
+ * Module load: route the core's allocations through memory contexts, let
+ * its long loops be interrupted, and define the settings.
  */
 void
 _PG_init(void)
 {
 	nddup_realloc_hook = nddup_palloc_realloc;
 	nddup_free_hook = nddup_palloc_free;
+	nddup_interrupt_hook = nddup_pg_check_interrupts;
 	nddup_sketch_init();
 	DefineCustomBoolVariable("nddup.progress",
 							 "Report the progress of batch functions as NOTICEs (every 10 %).",

@@ -42,6 +42,26 @@
 extern void *(*nddup_realloc_hook) (void *ptr, size_t size);
 extern void (*nddup_free_hook) (void *ptr);
 
+/*
+ * Interrupt hook of the core: its long loops call it about every
+ * NDDUP_INTERRUPT_STRIDE bytes of text or items of work, so that a
+ * statement_timeout or pg_cancel_backend() stops a call on a huge text in
+ * time.  NULL (not called) outside the server; the extension points it at
+ * CHECK_FOR_INTERRUPTS() in _PG_init.  It may not return (the server's
+ * error longjmp): the core keeps nothing that would then be left
+ * inconsistent, and its memory comes from the hooks above.
+ */
+extern void (*nddup_interrupt_hook) (void);
+#define NDDUP_INTERRUPT_STRIDE	((size_t) 1 << 20)
+
+/* Call the interrupt hook, if there is one. */
+static inline void
+nddup_check_interrupts(void)
+{
+	if (nddup_interrupt_hook != NULL)
+		nddup_interrupt_hook();
+}
+
 /* A growable byte buffer (UTF-8 text). */
 typedef struct NddupBuf
 {

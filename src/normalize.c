@@ -822,6 +822,8 @@ ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 	bool		pend_space = st->pend_space;
 	uint8_t		lower[NDDUP_BLOCK + 16];
 	uint8_t		tail[NDDUP_BLOCK];
+	const uint8_t *start = p;
+	size_t		next_check = NDDUP_INTERRUPT_STRIDE;
 
 	/*
 	 * At most one byte out per byte in, plus a pending space; 16 more for
@@ -840,6 +842,11 @@ ascii_run(NormState *st, const uint8_t *p, const uint8_t *end)
 		size_t		i = 0;
 		bool		whole;
 
+		if ((size_t) (p - start) >= next_check)
+		{
+			nddup_check_interrupts();
+			next_check += NDDUP_INTERRUPT_STRIDE;
+		}
 		if (avail < NDDUP_BLOCK)
 		{
 			/* the last bytes, then bytes that end the run */
@@ -935,6 +942,7 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	const uint8_t *p = len > 0 ? base + from : base;
 	const uint8_t *end = len > 0 ? base + len : base;
 	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
+	size_t		next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
 
 	st.out = out;
 	st.raw = raw;
@@ -951,6 +959,11 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 		uint8_t		c = *p;
 		size_t		adv;
 
+		if ((size_t) (p - base) >= next_check)
+		{
+			nddup_check_interrupts();
+			next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
+		}
 		if (!raw && ascii_class[c] != 0)
 		{
 			const uint8_t *run_end = end;

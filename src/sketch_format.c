@@ -181,6 +181,8 @@ nddup_shingleset_validate(const NddupShingleSet *s, NddupParseError *err)
 								INT32_MAX);
 	for (uint32_t i = 0; i < s->nitems; i++)
 	{
+		if ((i & 0xffff) == 0)
+			nddup_check_interrupts();
 		if (i > 0 && s->items[i] <= s->items[i - 1])
 			return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 									"Hashes must be distinct and in ascending order.");
@@ -247,6 +249,8 @@ nddup_shingleset_parse(const char *str, NddupParseError *err)
 	{
 		uint64_t	h;
 
+		if ((set->nitems & 0xffff) == 0)
+			nddup_check_interrupts();
 		p = skip_spaces(p);
 		if (*p == '\0')
 			break;
@@ -290,7 +294,11 @@ nddup_shingleset_format(const NddupShingleSet *s, NddupPrintf print, void *arg)
 	print(arg, " size=%d unit=%s n=%llu:", s->size, unit_name(s->unit),
 		  (unsigned long long) s->cardinality);
 	for (uint32_t i = 0; i < s->nitems; i++)
+	{
+		if ((i & 0xffff) == 0)
+			nddup_check_interrupts();
 		print(arg, " %016llx", (unsigned long long) s->items[i]);
+	}
 }
 
 /*

@@ -297,12 +297,15 @@ sink_init(HashSink *sink, NddupHashBatchCallback callback, void *arg)
 	sink->count = 0;
 }
 
-/* Hand the pending hashes over. */
+/* Hand the pending hashes over; the interrupt hook every stride of them. */
 static void
 sink_flush(HashSink *sink)
 {
 	if (sink->n > 0)
 		sink->callback(sink->arg, sink->out, sink->n);
+	if ((sink->count + sink->n) / NDDUP_INTERRUPT_STRIDE !=
+		sink->count / NDDUP_INTERRUPT_STRIDE)
+		nddup_check_interrupts();
 	sink->count += sink->n;
 	sink->n = 0;
 }
@@ -713,6 +716,7 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 	const uint8_t *s = (const uint8_t *) src;
 	Scanner		sc;
 	size_t		pos = 0;
+	size_t		next_check = NDDUP_INTERRUPT_STRIDE;
 	uint8_t		lower[NDDUP_BLOCK];
 	uint8_t		tail[NDDUP_BLOCK];
 
@@ -738,6 +742,11 @@ scan_tokens(const char *src, size_t len, WordShingler *ws)
 		uint64_t	ends;
 		size_t		limit;
 
+		if (pos >= next_check)
+		{
+			nddup_check_interrupts();
+			next_check = pos + NDDUP_INTERRUPT_STRIDE;
+		}
 		if (nb < NDDUP_BLOCK)
 		{
 			/* the last bytes, padded with separators */

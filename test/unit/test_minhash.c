@@ -451,6 +451,89 @@ test_push_distinct(void)
 	}
 }
 
+/* Calls of the interrupt hook, counted by count_interrupts. */
+static size_t interrupts;
+
+/* An interrupt hook that only counts its calls. */
+static void
+count_interrupts(void)
+{
+	interrupts++;
+}
+
+/* A sketch function of the core (nddup_minhash_kperm, nddup_minhash_oph_bins). */
+typedef void (*SketchFunction) (const uint64_t *hashes, size_t n, int k,
+								uint32_t seed, uint32_t *out);
+
+/*
+ * Sketch n hashes (k = 128) without and with the counting hook: the same
+ * values, and at least min_calls calls of the hook.
+ */
+static void
+check_sketch_hook(const char *name, SketchFunction fn, const uint64_t *hashes,
+				  size_t n, size_t min_calls)
+{
+	uint32_t	with[128];
+	uint32_t	without[128];
+
+	nddup_interrupt_hook = NULL;
+	fn(hashes, n, 128, 7, without);
+	nddup_interrupt_hook = count_interrupts;
+	interrupts = 0;
+	fn(hashes, n, 128, 7, with);
+	nddup_interrupt_hook = NULL;
+	CHECK(interrupts >= min_calls, "%s: %zu interrupt checks", name, interrupts);
+	CHECK(memcmp(with, without, sizeof(with)) == 0, "%s differs with the hook", name);
+}
+
+/*
+ * The interrupt hook: k-permutation min-hash, one-permutation bins, the
+ * radix sort and the set intersection call it about every
+ * NDDUP_INTERRUPT_STRIDE items of work, and give the same results.
+ */
+static void
+test_interrupt_hook(void)
+{
+	size_t		n = 4 * NDDUP_INTERRUPT_STRIDE;
+	uint64_t   *a = malloc(n * sizeof(uint64_t));
+	uint64_t   *b = malloc(n * sizeof(uint64_t));
+	uint64_t	state = 17;
+	size_t		nkperm = 8 * NDDUP_INTERRUPT_STRIDE / 128;
+	size_t		ua,
+				ub,
+				common;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		a[i] = unit_splitmix64(&state);
+		b[i] = i % 2 ? a[i] : unit_splitmix64(&state);
+	}
+
+	check_sketch_hook("kperm", nddup_minhash_kperm, a, nkperm, 7);
+	check_sketch_hook("oph", nddup_minhash_oph_bins, a, n, 3);
+
+	nddup_interrupt_hook = count_interrupts;
+	interrupts = 0;
+	ua = nddup_sort_unique(a, n);
+	ub = nddup_sort_unique(b, n);
+	CHECK(interrupts >= 2 * 4 * 8, "sort: %zu interrupt checks", interrupts);
+	CHECK(ua == n && ub == n, "sort_unique of distinct values: %zu, %zu", ua, ub);
+	for (size_t i = 1; i < n; i++)
+		if (a[i - 1] >= a[i])
+		{
+			CHECK(false, "sort_unique order at %zu", i);
+			break;
+		}
+	interrupts = 0;
+	common = nddup_intersection_count(a, n, b, n);
+	CHECK(interrupts >= 4, "intersection: %zu interrupt checks", interrupts);
+	CHECK(common == n / 2, "intersection %zu, expected %zu", common, n / 2);
+
+	nddup_interrupt_hook = NULL;
+	free(a);
+	free(b);
+}
+
 /* Run every min-hash test; returns the number of failures. */
 int
 run_minhash_tests(void)
@@ -464,6 +547,7 @@ run_minhash_tests(void)
 	test_super_shingle_keys();
 	test_sets();
 	test_push_distinct();
+	test_interrupt_hook();
 	printf("minhash: %d checks, %d failed\n", mh_checks, mh_failures);
 	return mh_failures;
 }

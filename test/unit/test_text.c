@@ -713,6 +713,78 @@ test_long_inputs(void)
 	free(big);
 }
 
+/* Calls of the interrupt hook, counted by count_interrupts. */
+static size_t interrupts;
+
+/* An interrupt hook that only counts its calls. */
+static void
+count_interrupts(void)
+{
+	interrupts++;
+}
+
+/* Hash batch callback that keeps a running sum (so nothing is stored). */
+static void
+sum_hashes(void *arg, const uint64_t *hashes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*(uint64_t *) arg += hashes[i];
+}
+
+/*
+ * The interrupt hook: the long loops of normalization and shingling call it
+ * about every NDDUP_INTERRUPT_STRIDE bytes (plain ASCII words, separators
+ * only, the general non-ASCII path, word and character shingles), and the
+ * results do not depend on it.
+ */
+static void
+test_interrupt_hook(void)
+{
+	static const char *const pieces[] = {"Word ", "     ", "\xc3\xa9t\xc3\xa9 \xe6\x9d\xb1 "};
+	size_t		len = 8 * NDDUP_INTERRUPT_STRIDE;
+	char	   *big = malloc(len + 16);
+
+	for (size_t p = 0; p < sizeof(pieces) / sizeof(pieces[0]); p++)
+	{
+		size_t		plen = strlen(pieces[p]);
+		size_t		n = len / plen * plen;
+		NddupBuf	with = {0};
+		NddupBuf	without = {0};
+		uint64_t	sum_with = 0;
+		uint64_t	sum_without = 0;
+		size_t		count;
+
+		for (size_t i = 0; i < n; i += plen)
+			memcpy(big + i, pieces[p], plen);
+
+		nddup_interrupt_hook = NULL;
+		nddup_normalize(big, n, &without);
+		nddup_interrupt_hook = count_interrupts;
+		interrupts = 0;
+		nddup_normalize(big, n, &with);
+		CHECK(interrupts >= 7);
+		CHECK(with.len == without.len && memcmp(with.data, without.data, with.len) == 0);
+
+		for (int unit = 0; unit < 2; unit++)
+		{
+			nddup_interrupt_hook = NULL;
+			sum_without = 0;
+			count = nddup_text_shingles(big, n, 3, (NddupUnit) unit, sum_hashes, &sum_without);
+			nddup_interrupt_hook = count_interrupts;
+			interrupts = 0;
+			sum_with = 0;
+			CHECK(nddup_text_shingles(big, n, 3, (NddupUnit) unit, sum_hashes, &sum_with) == count);
+			CHECK(sum_with == sum_without);
+			/* at least one call per stride of bytes read or hashes made */
+			CHECK(interrupts >= 7);
+		}
+		nddup_buf_free(&with);
+		nddup_buf_free(&without);
+	}
+	nddup_interrupt_hook = NULL;
+	free(big);
+}
+
 /* Parse one field of NormalizationTest.txt (hex code points) into UTF-8. */
 static void
 field_to_utf8(const char *field, NddupBuf *out)
@@ -900,6 +972,7 @@ run_text_tests(void)
 	test_tokenize();
 	test_shingles();
 	test_long_inputs();
+	test_interrupt_hook();
 	test_normalization_file();
 	printf("test_text: %d checks, %d failures\n", checks, failures);
 	fflush(stdout);
