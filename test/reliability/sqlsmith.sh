@@ -11,8 +11,11 @@
 # functions, only nddup's and a few built-ins (see the schema file).  Every
 # statement it sends is rolled back.  Errors go to a second small instance
 # through sqlsmith's --log-to (so they survive a crash of the first), the
-# generated queries to $SQLSMITH_OUT/queries.sql.gz, and the server counts
-# the calls of every nddup function (track_functions = all).
+# generated queries to $SQLSMITH_OUT/queries.sql.gz; the server counts the
+# calls of every nddup function (track_functions = all), and a watcher notes
+# statements still running 5 s after their start (sqlsmith's statement
+# timeout is 1 s).  Results: $SQLSMITH_OUT/summary.txt, errors.tsv.gz,
+# internal_errors.sql, slow.tsv, function_calls.txt, server.log.
 #
 # Environment:
 #   DURATION       seconds of random queries (default 1800)
@@ -22,8 +25,10 @@
 #   NDDUP_DESTDIR  install the extension there instead of the system (lib.sh)
 #
 # Usage: test/reliability/sqlsmith.sh [--no-install]
-# Exits 1 when the server crashed, an assertion failed or nddup raised an
-# internal error (SQLSTATE XX000-XX002), or when sqlsmith stopped early.
+# Exits 1 when the server crashed, an assertion failed, a query raised an
+# internal error (SQLSTATE XX*, or "unexpected", "cache lookup failed",
+# "assert" outside the classes 22 and 42) or ignored the statement timeout
+# for 5 s, or when sqlsmith stopped early.
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -35,7 +40,7 @@ INSTALL=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--no-install) INSTALL=0 ;;
-		*) sed -n '/^# Usage/,/^# internal/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+		*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -60,9 +65,10 @@ CONF
 	as_pg pg_ctl -D "$1" -l "$1.log" -w start >/dev/null
 }
 
-# stop both instances, keep their logs, remove the work directory
+# stop the watcher and both instances, keep the log, remove the work directory
 stop_all() {
 	local d
+	[ -n "${WATCH_PID:-}" ] && kill "$WATCH_PID" 2>/dev/null
 	for d in "$WORKDIR/data" "$WORKDIR/logdb"; do
 		[ -d "$d" ] && as_pg pg_ctl -D "$d" -m fast -w stop >/dev/null 2>&1 || true
 	done
@@ -82,7 +88,8 @@ init_instance "$WORKDIR/data" "$PGPORT" "shared_buffers = 128MB
 log_line_prefix = '%m [%p] %e %a '
 log_min_error_statement = panic
 restart_after_crash = on
-track_functions = all"
+track_functions = all
+track_activity_query_size = 65536"
 # the error log's instance
 init_instance "$WORKDIR/logdb" "$LOGPORT" "shared_buffers = 16MB"
 
@@ -110,6 +117,21 @@ CREATE TABLE stat (id bigint REFERENCES instance, generated bigint, level float8
 				   retries float8, impedance text, updated timestamptz);
 SQL
 
+# every 2 s, the sqlsmith statements still running 5 s after their start
+# (sqlsmith sets statement_timeout = 1 s: a function that does not check for
+# interrupts keeps running)
+watch_slow() {
+	while sleep 2; do
+		pg_sql -d smith -At -F $'\t' -c "SELECT pid, query_start, round(extract(epoch FROM now() - query_start)),
+			replace(replace(query, E'\n', ' '), E'\t', ' ') FROM pg_stat_activity
+			WHERE application_name = 'sqlsmith::dut' AND state = 'active'
+			AND now() - query_start > interval '5 s'" 2>/dev/null || true
+	done >>"$OUT/slow.tsv"
+}
+: >"$OUT/slow.tsv"
+watch_slow &
+WATCH_PID=$!
+
 TARGET="host=$WORKDIR port=$PGPORT dbname=smith user=smith"
 echo "== sqlsmith for $DURATION s, seed $SEED (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 START=$(date +%s)
@@ -121,19 +143,21 @@ set +e
 RC=${PIPESTATUS[0]}
 set -e
 ELAPSED=$(( $(date +%s) - START ))
+kill "$WATCH_PID" 2>/dev/null || true
+WATCH_PID=
 echo "== sqlsmith stopped after $ELAPSED s (exit $RC; 124 = stopped by the time limit)"
 
 # what the server counted: calls of nddup functions (executed, not erroring)
-pg_sql -d smith -At -F ' ' -c "SELECT funcname, calls FROM pg_stat_user_functions
-	WHERE schemaname = 'nddup' ORDER BY calls DESC, funcname" >"$OUT/function_calls.txt"
-pg_sql -d smith -At -c "SELECT DISTINCT proname FROM pg_proc
+pg_sql -d smith -At -F ' ' -c "SELECT funcid::regprocedure, calls FROM pg_stat_user_functions
+	WHERE schemaname = 'nddup' ORDER BY calls DESC, 1" >"$OUT/function_calls.txt"
+pg_sql -d smith -At -c "SELECT oid::regprocedure FROM pg_proc
 	WHERE pronamespace = 'nddup'::regnamespace AND prokind = 'f' AND NOT proretset
 	AND prorettype <> ALL ('{internal,trigger}'::regtype[])
 	AND NOT ('internal'::regtype = ANY (proargtypes))
-	AND proname NOT IN (SELECT funcname FROM pg_stat_user_functions WHERE schemaname = 'nddup')
+	AND oid NOT IN (SELECT funcid FROM pg_stat_user_functions)
 	ORDER BY 1" >"$OUT/functions_not_called.txt"
 
-PGPORT=$LOGPORT pg_sql -d smithlog -c "\copy (SELECT sqlstate, split_part(msg, E'\n', 1), query FROM error) TO '$OUT/errors.tsv'"
+PGPORT=$LOGPORT pg_sql -d smithlog -c "\copy (SELECT sqlstate, split_part(msg, E'\n', 1), query FROM error) TO PROGRAM 'gzip -1 >$OUT/errors.tsv.gz'"
 cp "$WORKDIR/data.log" "$OUT/server.log"
 
 status=0
@@ -142,70 +166,98 @@ import collections, gzip, re, sys
 
 out, elapsed = sys.argv[1], int(sys.argv[2])
 
-# queries: sqlsmith's last report, else the number dumped
-text = gzip.open(f"{out}/queries.sql.gz", "rt", errors="replace").read()
-queries = [q for q in re.split(r";\n(?=\S|$)", text) if q.strip()]
-reports = re.findall(r"^queries: (\d+)$", open(f"{out}/sqlsmith.err", errors="replace").read(), re.M)
-generated = int(reports[-1]) if reports else len(queries)
-calls = collections.Counter()
-with_nddup = 0
-for q in queries:
+# queries: sqlsmith's last report, else the number dumped; a query ends with
+# ";" at the end of a line followed by an unindented line
+def dumped_queries(path):
+    buf = []
+    for line in gzip.open(path, "rt", errors="replace"):
+        if buf and buf[-1].rstrip("\n").endswith(";") and line[:1].strip():
+            yield "".join(buf)
+            buf = []
+        buf.append(line)
+    if buf:
+        yield "".join(buf)
+dumped = with_nddup = 0
+named = collections.Counter()
+for q in dumped_queries(f"{out}/queries.sql.gz"):
     names = set(re.findall(r"\bnddup\.(\w+)\(", q))
+    dumped += 1
     with_nddup += bool(names)
-    calls.update(names)
+    named.update(names)
+generated = dumped
+for line in open(f"{out}/sqlsmith.err", errors="replace"):
+    m = re.match(r"queries: (\d+)$", line)
+    if m:
+        generated = int(m.group(1))
 
-# errors by SQLSTATE and message class (quoted values and numbers folded)
+# errors by SQLSTATE and message class (quoted values and numbers folded);
+# internal errors: XX*, or these words outside the connection (a crash is
+# counted below), data and syntax classes
 def unescape(s):
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m.group(1), m.group(1)), s)
-errors = []
-for line in open(f"{out}/errors.tsv", errors="replace"):
-    parts = line.rstrip("\n").split("\t")
-    if len(parts) == 3:
-        errors.append((parts[0], unescape(parts[1]), unescape(parts[2])))
 def msgclass(m):
     m = re.sub(r'"[^"]*"', '"…"', m)
     m = re.sub(r"\b\d+(\.\d+)?\b", "N", m)
     return re.sub(r"^ERROR:\s+", "", m).strip()
-classes = collections.Counter((s, msgclass(m)) for s, m, _ in errors)
-internal = [(s, m, q) for s, m, q in errors
-            if s.startswith("XX") or re.search(r"unexpected|cache lookup failed|assert", m, re.I)]
+classes = collections.Counter()
+internal = []
+nerrors = 0
+for line in gzip.open(f"{out}/errors.tsv.gz", "rt", errors="replace"):
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) != 3:
+        continue
+    state, msg = parts[0], unescape(parts[1])
+    nerrors += 1
+    classes[(state, msgclass(msg))] += 1
+    if state.startswith("XX") or (state[:2] not in ("08", "22", "42") and
+            re.search(r"unexpected|cache lookup failed|assert", msg, re.I)):
+        internal.append((state, msg, unescape(parts[2])))
 
 # crashes in the server log
-log = open(f"{out}/server.log", errors="replace").read().splitlines()
 crash_re = re.compile(r"terminated by signal|was terminated by exception|PANIC:|TRAP:|"
-                      r"server process .* exited with exit code [^01]|failed assertion|"
-                      r"terminating any other active server processes")
-crashes = [l for l in log if crash_re.search(l)]
+                      r"server process .* exited with exit code [^01]|failed assertion")
+crashes = [l.rstrip("\n") for l in open(f"{out}/server.log", errors="replace") if crash_re.search(l)]
 
-stat_calls = [l.split() for l in open(f"{out}/function_calls.txt") if l.strip()]
+# statements seen running 5 s after they started (sqlsmith's timeout is 1 s)
+slow = {}
+for line in open(f"{out}/slow.tsv", errors="replace"):
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) == 4:
+        key = (parts[0], parts[1])
+        slow[key] = (max(int(parts[2]), slow.get(key, (0, ""))[0]), parts[3])
+
+stat_calls = [l.rsplit(None, 1) for l in open(f"{out}/function_calls.txt") if l.strip()]
 not_called = [l.strip() for l in open(f"{out}/functions_not_called.txt") if l.strip()]
 
 lines = []
 p = lines.append
 p(f"duration: {elapsed} s")
-p(f"queries: {generated} generated and sent ({generated / max(elapsed, 1):.1f}/s); "
-  f"{len(queries)} dumped")
-p(f"queries calling an nddup function: {with_nddup} ({100 * with_nddup / max(len(queries), 1):.1f} %), "
-  f"{len(calls)} distinct functions named")
-p(f"nddup functions executed (server count, calls that returned): "
+p(f"queries: {generated} generated and sent ({generated / max(elapsed, 1):.1f}/s); {dumped} dumped")
+p(f"queries calling an nddup function: {with_nddup} ({100 * with_nddup / max(dumped, 1):.1f} %), "
+  f"{len(named)} distinct function names")
+p(f"nddup functions executed (server count of calls that returned): "
   f"{sum(int(c) for _, c in stat_calls)} calls of {len(stat_calls)} functions; "
-  f"callable but never executed: {', '.join(not_called) if not_called else 'none'}")
-p(f"errors: {len(errors)} ({100 * len(errors) / max(generated, 1):.1f} % of queries), "
+  f"{len(not_called)} callable ones never executed (functions_not_called.txt)"
+  + (": " + ", ".join(not_called) if 0 < len(not_called) <= 10 else ""))
+p(f"errors: {nerrors} ({100 * nerrors / max(generated, 1):.1f} % of queries), "
   f"{len(classes)} classes; top 15:")
 for (s, m), n in classes.most_common(15):
     p(f"  {n:8d}  {s}  {m[:110]}")
 p(f"internal errors (XX*, 'unexpected', 'cache lookup failed', assertions): {len(internal)}")
 for s, m, q in internal[:10]:
-    p(f"  {s} {m}")
+    p(f"  {s} {m.splitlines()[0]}")
+p(f"statements still running 5 s after their start: {len(slow)}")
+for (pid, t), (secs, q) in sorted(slow.items(), key=lambda kv: -kv[1][0])[:5]:
+    p(f"  {secs} s: {q[:150]}")
 p(f"crashes (server log): {len(crashes)}")
 for l in crashes[:10]:
     p("  " + l)
 open(f"{out}/summary.txt", "w").write("\n".join(lines) + "\n")
 with open(f"{out}/internal_errors.sql", "w") as f:
     for s, m, q in internal:
-        f.write(f"-- {s} {m}\n{q};\n\n")
+        f.write(f"-- {s} {m.splitlines()[0]}\n{q};\n\n")
 print("\n".join(lines))
-sys.exit(1 if crashes or internal else 0)
+sys.exit(1 if crashes or internal or slow else 0)
 PY
 if [ "$RC" != 124 ]; then
 	echo "== sqlsmith stopped early (exit $RC): tail of $OUT/sqlsmith.err"
