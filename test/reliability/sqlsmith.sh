@@ -101,6 +101,8 @@ chmod 644 "$WORKDIR/sample.tsv.gz"
 pg_sql -d smith -v sample="$WORKDIR/sample.tsv.gz" -f "$NDDUP_ROOT/test/reliability/sqlsmith_schema.sql"
 pg_sql -d smith -At -F ' ' -c "SELECT 'corpus.' || relname, reltuples::bigint FROM pg_class
 	WHERE relnamespace = 'corpus'::regnamespace AND relkind = 'r' ORDER BY 1" | sed 's/^/   /'
+# count only sqlsmith's calls of nddup functions, not the set-up's
+pg_sql -d smith -Atq -c "SELECT pg_stat_reset()"
 pg_sql -d smith -At -c "SELECT '   indexes: ' || string_agg(DISTINCT coalesce(o.opcname, a.amname), ', ')
 	FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
 	LEFT JOIN pg_opclass o ON o.oid = i.indclass[0] AND o.opcnamespace = 'nddup'::regnamespace
@@ -147,14 +149,16 @@ kill "$WATCH_PID" 2>/dev/null || true
 WATCH_PID=
 echo "== sqlsmith stopped after $ELAPSED s (exit $RC; 124 = stopped by the time limit)"
 
-# what the server counted: calls of nddup functions (executed, not erroring)
+# what the server counted: calls of nddup functions that returned (a call
+# that raised an error is not counted; the counters were reset after the set-up)
+sleep 2
 pg_sql -d smith -At -F ' ' -c "SELECT funcid::regprocedure, calls FROM pg_stat_user_functions
-	WHERE schemaname = 'nddup' ORDER BY calls DESC, 1" >"$OUT/function_calls.txt"
+	WHERE schemaname = 'nddup' AND calls > 0 ORDER BY calls DESC, 1" >"$OUT/function_calls.txt"
 pg_sql -d smith -At -c "SELECT oid::regprocedure FROM pg_proc
 	WHERE pronamespace = 'nddup'::regnamespace AND prokind = 'f' AND NOT proretset
 	AND prorettype <> ALL ('{internal,trigger}'::regtype[])
 	AND NOT ('internal'::regtype = ANY (proargtypes))
-	AND oid NOT IN (SELECT funcid FROM pg_stat_user_functions)
+	AND oid NOT IN (SELECT funcid FROM pg_stat_user_functions WHERE calls > 0)
 	ORDER BY 1" >"$OUT/functions_not_called.txt"
 
 PGPORT=$LOGPORT pg_sql -d smithlog -c "\copy (SELECT sqlstate, split_part(msg, E'\n', 1), query FROM error) TO PROGRAM 'gzip -1 >$OUT/errors.tsv.gz'"
