@@ -102,7 +102,7 @@ pg_sql -d smith -v sample="$WORKDIR/sample.tsv.gz" -f "$NDDUP_ROOT/test/reliabil
 pg_sql -d smith -At -F ' ' -c "SELECT 'corpus.' || relname, reltuples::bigint FROM pg_class
 	WHERE relnamespace = 'corpus'::regnamespace AND relkind = 'r' ORDER BY 1" | sed 's/^/   /'
 # count only sqlsmith's calls of nddup functions, not the set-up's
-pg_sql -d smith -Atq -c "SELECT pg_stat_reset()"
+pg_sql -d smith -Atq -c "SELECT pg_stat_reset()" >/dev/null
 pg_sql -d smith -At -c "SELECT '   indexes: ' || string_agg(DISTINCT coalesce(o.opcname, a.amname), ', ')
 	FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
 	LEFT JOIN pg_opclass o ON o.oid = i.indclass[0] AND o.opcnamespace = 'nddup'::regnamespace
