@@ -16,11 +16,12 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Install the Debian packages the build and the tests need, if missing.
+# Install the Debian packages the build and the tests need, and those named
+# as arguments, if missing.
 ensure_packages() {
 	local want=(make gcc clang libclang-rt-14-dev postgresql-$PG_MAJOR
 		postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
-		postgresql-contrib libxxhash-dev libipc-run-perl python3 unicode-data bzip2 bc)
+		postgresql-contrib libxxhash-dev libipc-run-perl python3 unicode-data bzip2 bc "$@")
 	local missing=()
 	for p in "${want[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
