@@ -91,7 +91,7 @@ ensure_deb_src() {
 # version, else the newest version whose files can be fetched (a security
 # update's source may be missing from a mirror).  Sets PGSRC.
 fetch_source() {
-	PGSRC=$(find "$SRC" -maxdepth 1 -type d -name "postgresql-$PG_MAJOR-*" 2>/dev/null | sort -V | tail -1)
+	PGSRC=$(find "$SRC" -maxdepth 1 -type d -name "postgresql-$PG_MAJOR-*" 2>/dev/null | sort -V | tail -1) || true
 	[ -n "$PGSRC" ] && [ -f "$PGSRC/configure" ] && return 0
 	ensure_deb_src
 	mkdir -p "$SRC"
