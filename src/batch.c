@@ -112,15 +112,6 @@ typedef enum BatchMode
 /* bestd of a group without an existing match (hamming_assign) */
 #define NO_BEST					255
 
-/* Column roles of an input query. */
-typedef enum ColKind
-{
-	COL_ID,						/* smallint, integer or bigint */
-	COL_FP,						/* simhash64 */
-	COL_ORDER,					/* integer types, date, timestamp(tz) */
-	COL_CLUSTER					/* smallint, integer or bigint */
-} ColKind;
-
 /* One layout of the permuted tables: m blocks, tables choose c of them. */
 typedef struct Layout
 {
@@ -209,9 +200,7 @@ typedef struct BatchReceiver
 	DestReceiver pub;
 	BatchState *st;
 	int			side;
-	int			natts;
-	Oid			types[3];		/* base types of the columns */
-	ColKind		kinds[3];
+	NddupInputCols cols;		/* the input query's columns */
 	/* clusters_from_pairs collects (id1, id2) here instead */
 	bool		pairs_input;
 	int64	   *p1;
@@ -226,39 +215,6 @@ typedef struct BatchReceiver
  *		Settings and messages
  * ----------------------------------------------------------------
  */
-
-/* Value of a boolean placeholder setting such as nddup.progress. */
-static bool
-setting_bool(const char *name)
-{
-	const char *val = GetConfigOption(name, true, false);
-	bool		result = false;
-
-	if (val == NULL || val[0] == '\0')
-		return false;
-	if (!parse_bool(val, &result))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"", name, val),
-				 errhint("Use on or off.")));
-	return result;
-}
-
-/* Value of an integer placeholder setting such as nddup.batch_blocks. */
-static int
-setting_int(const char *name)
-{
-	const char *val = GetConfigOption(name, true, false);
-	int			result;
-
-	if (val == NULL || val[0] == '\0')
-		return 0;
-	if (!parse_int(val, &result, 0, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"", name, val)));
-	return result;
-}
 
 /* Reject a radius outside 0..64. */
 static void
@@ -318,156 +274,9 @@ error_work_mem(BatchState *st, uint64 nrows, int bytes_per_row)
 }
 
 /* ----------------------------------------------------------------
- *		Input queries
+ *		Input rows
  * ----------------------------------------------------------------
  */
-
-/* Human name of the types accepted for a column role. */
-static const char *
-kind_types(ColKind kind)
-{
-	switch (kind)
-	{
-		case COL_ID:
-		case COL_CLUSTER:
-			return "smallint, integer or bigint";
-		case COL_FP:
-			return "simhash64";
-		case COL_ORDER:
-			return "smallint, integer, bigint, date, timestamp or timestamp with time zone";
-	}
-	return "?";
-}
-
-/* Is the (base) type acceptable for the column role? */
-static bool
-kind_accepts(ColKind kind, Oid type, Oid simhash_oid)
-{
-	switch (kind)
-	{
-		case COL_ID:
-		case COL_CLUSTER:
-			return type == INT2OID || type == INT4OID || type == INT8OID;
-		case COL_FP:
-			return type == simhash_oid;
-		case COL_ORDER:
-			return type == INT2OID || type == INT4OID || type == INT8OID ||
-				type == DATEOID || type == TIMESTAMPOID ||
-				type == TIMESTAMPTZOID;
-	}
-	return false;
-}
-
-/* A column value as int64 (integer types, dates, timestamps). */
-static inline int64
-datum_to_int64(Datum d, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(d);
-		default:
-			return DatumGetInt64(d);
-	}
-}
-
-/* OID of simhash64 in the schema of the calling function. */
-static Oid
-lookup_simhash_type(FunctionCallInfo fcinfo)
-{
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			typid;
-
-	typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-							CStringGetDatum("simhash64"),
-							ObjectIdGetDatum(nsp));
-	if (!OidIsValid(typid))
-		elog(ERROR, "type simhash64 not found in the schema of %s",
-			 get_func_name(fcinfo->flinfo->fn_oid));
-	return typid;
-}
-
-/*
- * Prepare an input query and check that it is one SELECT whose columns have
- * the roles asked for (the first nreq are required, up to nkinds in all);
- * fills recv's column types.  Must be called inside SPI_connect.
- */
-static SPIPlanPtr
-prepare_input(BatchState *st, const char *argname, const char *query,
-			  const ColKind *kinds, int nreq, int nkinds,
-			  BatchReceiver *recv)
-{
-	SPIPlanPtr	plan;
-	List	   *sources;
-	CachedPlanSource *src = NULL;
-	ListCell   *lc;
-	TupleDesc	desc;
-	bool		ok = true;
-
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed for %s of %s: %s",
-			 argname, st->fname, SPI_result_code_string(SPI_result));
-
-	sources = SPI_plan_get_plan_sources(plan);
-	if (list_length(sources) != 1)
-		ok = false;
-	else
-	{
-		src = (CachedPlanSource *) linitial(sources);
-		if (src->commandTag != CMDTAG_SELECT || src->resultDesc == NULL)
-			ok = false;
-		foreach(lc, src->query_list)
-		{
-			Query	   *q = lfirst_node(Query, lc);
-
-			if (q->commandType != CMD_SELECT || q->utilityStmt != NULL ||
-				q->hasModifyingCTE)
-				ok = false;
-		}
-	}
-	if (!ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of %s must be a single SELECT query", argname, st->fname),
-				 errdetail("The text given is: %s", query)));
-
-	desc = src->resultDesc;
-	if (desc->natts < nreq || desc->natts > nkinds)
-	{
-		StringInfoData cols;
-
-		initStringInfo(&cols);
-		if (nreq == nkinds)
-			appendStringInfo(&cols, "%d", nreq);
-		else
-			appendStringInfo(&cols, "%d or %d", nreq, nkinds);
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s of %s returns %d columns, expected %s",
-						argname, st->fname, desc->natts, cols.data)));
-	}
-
-	recv->natts = desc->natts;
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Oid			base = getBaseType(att->atttypid);
-
-		if (!kind_accepts(kinds[i], base, st->simhash_oid))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d (\"%s\") of %s of %s has type %s, expected %s",
-							i + 1, NameStr(att->attname), argname, st->fname,
-							format_type_be(att->atttypid), kind_types(kinds[i]))));
-		recv->types[i] = base;
-		recv->kinds[i] = kinds[i];
-	}
-	return plan;
-}
 
 /* Start the spill path: rows go to a tuplestore from now on. */
 static void
@@ -602,7 +411,7 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 	BatchReceiver *r = (BatchReceiver *) self;
 	BatchState *st = r->st;
 
-	slot_getsomeattrs(slot, r->natts);
+	slot_getsomeattrs(slot, r->cols.natts);
 
 	if (r->pairs_input)
 	{
@@ -647,8 +456,8 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 			}
 			r->pcap = newcap;
 		}
-		r->p1[r->np] = n1 ? 0 : datum_to_int64(slot->tts_values[0], r->types[0]);
-		r->p2[r->np] = n2 ? 0 : datum_to_int64(slot->tts_values[1], r->types[1]);
+		r->p1[r->np] = n1 ? 0 : nddup_datum_int64(slot->tts_values[0], r->cols.types[0]);
+		r->p2[r->np] = n2 ? 0 : nddup_datum_int64(slot->tts_values[1], r->cols.types[1]);
 		r->pnull1[r->np] = n1;
 		r->pnull2[r->np] = n2;
 		r->np++;
@@ -662,18 +471,18 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	else
 	{
-		int64		id = datum_to_int64(slot->tts_values[0], r->types[0]);
+		int64		id = nddup_datum_int64(slot->tts_values[0], r->cols.types[0]);
 		uint64		fp = DatumGetSimhash64(slot->tts_values[1]);
 		int64		aux = 0;
 		bool		auxnull = true;
 
-		if (r->natts >= 3 && !slot->tts_isnull[2])
+		if (r->cols.natts >= 3 && !slot->tts_isnull[2])
 		{
-			aux = datum_to_int64(slot->tts_values[2], r->types[2]);
+			aux = nddup_datum_int64(slot->tts_values[2], r->cols.types[2]);
 			auxnull = false;
 		}
 		/* an existing row without a cluster is its own cluster */
-		if (r->natts >= 3 && r->kinds[2] == COL_CLUSTER && auxnull)
+		if (r->cols.natts >= 3 && r->cols.roles[2] == NDDUP_COL_CLUSTER && auxnull)
 		{
 			aux = id;
 			auxnull = false;
@@ -683,65 +492,28 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
-/* DestReceiver callbacks with nothing to do. */
-static void
-batch_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
-{
-}
-
-/* DestReceiver shutdown: nothing to release. */
-static void
-batch_shutdown(DestReceiver *self)
-{
-}
-
-/* DestReceiver destroy: the receiver lives in the caller's memory. */
-static void
-batch_destroy(DestReceiver *self)
-{
-}
-
 /* Set up a receiver for one input side. */
 static void
 init_receiver(BatchReceiver *r, BatchState *st, int side)
 {
 	memset(r, 0, sizeof(*r));
-	r->pub.receiveSlot = batch_receive;
-	r->pub.rStartup = batch_startup;
-	r->pub.rShutdown = batch_shutdown;
-	r->pub.rDestroy = batch_destroy;
-	r->pub.mydest = DestTuplestore;
+	nddup_init_receiver(&r->pub, batch_receive);
 	r->st = st;
 	r->side = side;
-}
-
-/* Run a prepared input query, feeding its rows to the receiver. */
-static void
-run_input(SPIPlanPtr plan, BatchReceiver *r)
-{
-	SPIExecuteOptions options;
-	int			rc;
-
-	memset(&options, 0, sizeof(options));
-	options.read_only = false;
-	options.dest = (DestReceiver *) r;
-	rc = SPI_execute_plan_extended(plan, &options);
-	if (rc < 0)
-		elog(ERROR, "SPI_execute_plan_extended failed: %s",
-			 SPI_result_code_string(rc));
 }
 
 /* Read one input query of (id, fp[, aux]) rows as side 'side'. */
 static void
 read_input(BatchState *st, const char *argname, const char *query,
-		   const ColKind *kinds, int nreq, int nkinds, int side)
+		   const NddupColRole *roles, int nreq, int nroles, int side)
 {
 	BatchReceiver recv;
 	SPIPlanPtr	plan;
 
 	init_receiver(&recv, st, side);
-	plan = prepare_input(st, argname, query, kinds, nreq, nkinds, &recv);
-	if (recv.natts >= 3)
+	plan = nddup_prepare_input(st->fname, argname, query, roles, nreq, nroles,
+							   st->simhash_oid, &recv.cols);
+	if (recv.cols.natts >= 3)
 		st->has_aux = true;
 	if (st->has_aux && st->nrows > 0 && st->aux == NULL)
 	{
@@ -751,8 +523,7 @@ read_input(BatchState *st, const char *argname, const char *query,
 		for (uint64 i = 0; i < st->nrows; i++)
 			st->auxnull[i] = true;
 	}
-	run_input(plan, &recv);
-	SPI_freeplan(plan);
+	nddup_run_input(plan, &recv.pub);
 }
 
 /* ----------------------------------------------------------------
@@ -1207,37 +978,6 @@ emit_row_pair(BatchState *st, int64 a, int64 b, int d)
  * ----------------------------------------------------------------
  */
 
-/* Root of x, halving the path on the way (path compression). */
-static inline uint32
-uf_find(uint32 *parent, uint32 x)
-{
-	while (parent[x] != x)
-	{
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
-/* Merge the sets of a and b, the smaller under the larger (union by size). */
-static inline void
-uf_union(uint32 *parent, uint32 *size, uint32 a, uint32 b)
-{
-	a = uf_find(parent, a);
-	b = uf_find(parent, b);
-	if (a == b)
-		return;
-	if (size[a] < size[b])
-	{
-		uint32		t = a;
-
-		a = b;
-		b = t;
-	}
-	parent[b] = a;
-	size[a] += size[b];
-}
-
 /* Allocate a union-find of n singletons. */
 static void
 uf_init(BatchState *st, uint64 n)
@@ -1397,7 +1137,7 @@ handle_group_pair(BatchState *st, uint32 u, uint32 v, int d)
 			}
 			break;
 		case BATCH_CLUSTER:
-			uf_union(st->parent, st->usize, u, v);
+			nddup_uf_union(st->parent, st->usize, u, v);
 			break;
 		case BATCH_ASSIGN:
 			if ((st->gflags[u] & 1) && (st->gflags[v] & 2))
@@ -1894,7 +1634,7 @@ finish_clusters_unique(BatchState *st)
 	}
 	for (uint64 g = 0; g < d; g++)
 	{
-		uint32		root = uf_find(st->parent, (uint32) g);
+		uint32		root = nddup_uf_find(st->parent, (uint32) g);
 
 		if ((g & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -1909,7 +1649,7 @@ finish_clusters_unique(BatchState *st)
 	}
 	for (uint64 g = 0; g < d; g++)
 	{
-		uint32		root = uf_find(st->parent, (uint32) g);
+		uint32		root = nddup_uf_find(st->parent, (uint32) g);
 		int64		cluster;
 
 		if ((g & 0xffff) == 0)
@@ -1971,7 +1711,7 @@ finish_clusters(BatchState *st)
 		rg = row_groups(st);
 		for (uint64 i = 1; i < n; i++)
 			if (sorted[i].key == sorted[i - 1].key)
-				uf_union(st->parent, st->usize, rg[sorted[i - 1].val],
+				nddup_uf_union(st->parent, st->usize, rg[sorted[i - 1].val],
 						 rg[sorted[i].val]);
 	}
 
@@ -1988,7 +1728,7 @@ finish_clusters(BatchState *st)
 	for (uint64 i = 0; i < n; i++)
 	{
 		uint32		r = CLUSTER_ROW(i);
-		uint32		root = uf_find(st->parent, rg[r]);
+		uint32		root = nddup_uf_find(st->parent, rg[r]);
 
 		if (rep[root] == PG_UINT32_MAX || row_before(st, r, rep[root]))
 			rep[root] = r;
@@ -2006,7 +1746,7 @@ finish_clusters(BatchState *st)
 			continue;
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		root = uf_find(st->parent, rg[r]);
+		root = nddup_uf_find(st->parent, rg[r]);
 		if (!st->singletons && count[root] < 2)
 			continue;
 		put_cluster(st, st->id[r], st->id[rep[root]]);
@@ -2048,7 +1788,7 @@ finish_assign(BatchState *st)
 		uint32		v = st->edges[2 * e + 1];
 
 		if (st->bestd[u] == NO_BEST && st->bestd[v] == NO_BEST)
-			uf_union(st->parent, st->usize, u, v);
+			nddup_uf_union(st->parent, st->usize, u, v);
 	}
 	/* components touching matched new rows */
 	for (uint64 e = 0; e < st->nedges; e++)
@@ -2066,7 +1806,7 @@ finish_assign(BatchState *st)
 			v = t;
 		}
 		/* u unmatched, v matched */
-		u = uf_find(st->parent, u);
+		u = nddup_uf_find(st->parent, u);
 		if (!attached[u] || st->bestc[v] < attach[u])
 		{
 			attach[u] = st->bestc[v];
@@ -2081,7 +1821,7 @@ finish_assign(BatchState *st)
 
 		if (st->bestd[g] != NO_BEST)
 			continue;
-		root = uf_find(st->parent, g);
+		root = nddup_uf_find(st->parent, g);
 		if (rep[root] == PG_UINT32_MAX || row_before(st, (uint32) r, rep[root]))
 			rep[root] = (uint32) r;
 	}
@@ -2097,7 +1837,7 @@ finish_assign(BatchState *st)
 			put_cluster(st, st->id[r], st->bestc[g]);
 			continue;
 		}
-		root = uf_find(st->parent, g);
+		root = nddup_uf_find(st->parent, g);
 		if (attached[root])
 			put_cluster(st, st->id[r], attach[root]);
 		else
@@ -2126,9 +1866,9 @@ begin_batch(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	st->fname = fname;
 	st->radius = radius;
 	st->singletons = true;
-	st->progress = setting_bool("nddup.progress");
-	st->force_blocks = setting_int("nddup.batch_blocks");
-	st->simhash_oid = lookup_simhash_type(fcinfo);
+	st->progress = nddup_setting_bool("nddup.progress");
+	st->force_blocks = nddup_setting_int("nddup.batch_blocks");
+	st->simhash_oid = nddup_lookup_type(fcinfo, "simhash64");
 	st->mem_limit = (int64) work_mem * 1024;
 	st->can_spill = (mode == BATCH_PAIRS || mode == BATCH_JOIN);
 	st->bytes_per_row = mode == BATCH_CLUSTER ? BYTES_PER_ROW_CLUSTER :
@@ -2213,10 +1953,10 @@ finish_batch(BatchState *st)
 }
 
 /* Column roles of an (id, fingerprint[, order key]) query. */
-static const ColKind fp_kinds[] = {COL_ID, COL_FP, COL_ORDER};
+static const NddupColRole fp_cols[] = {NDDUP_COL_ID, NDDUP_COL_SIMHASH, NDDUP_COL_ORDER};
 
 /* Column roles of an (id, fingerprint, cluster id) query. */
-static const ColKind existing_kinds[] = {COL_ID, COL_FP, COL_CLUSTER};
+static const NddupColRole existing_cols[] = {NDDUP_COL_ID, NDDUP_COL_SIMHASH, NDDUP_COL_CLUSTER};
 
 /* Common body of hamming_pairs and hamming_clusters over a query text. */
 static void
@@ -2228,49 +1968,10 @@ pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	st->singletons = singletons;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	read_input(st, "the query", query, fp_kinds, 2,
+	read_input(st, "the query", query, fp_cols, 2,
 			   mode == BATCH_CLUSTER ? 3 : 2, 0);
 	SPI_finish();
 	finish_batch(st);
-}
-
-/* Build "SELECT id, fp[, order] FROM rel", checking the columns exist. */
-static char *
-relation_query(Oid relid, const char *fname, Name idcol, Name fpcol,
-			   Name ordcol)
-{
-	char	   *relname = get_rel_name(relid);
-	StringInfoData buf;
-	Name		cols[3];
-	int			ncols = ordcol ? 3 : 2;
-
-	if (relname == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	cols[0] = idcol;
-	cols[1] = fpcol;
-	cols[2] = ordcol;
-	for (int i = 0; i < ncols; i++)
-	{
-		AttrNumber	attno = get_attnum(relid, NameStr(*cols[i]));
-
-		if (attno == InvalidAttrNumber)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("column \"%s\" of relation \"%s\" does not exist",
-							NameStr(*cols[i]), relname)));
-	}
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT %s, %s",
-					 quote_identifier(NameStr(*idcol)),
-					 quote_identifier(NameStr(*fpcol)));
-	if (ordcol)
-		appendStringInfo(&buf, ", %s", quote_identifier(NameStr(*ordcol)));
-	appendStringInfo(&buf, " FROM %s",
-					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												relname));
-	return buf.data;
 }
 
 /* hamming_pairs(query text, radius integer): all pairs within radius. */
@@ -2291,8 +1992,8 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 	char	   *query;
 
 	check_radius(PG_GETARG_INT32(3));
-	query = relation_query(PG_GETARG_OID(0), "hamming_pairs",
-						   PG_GETARG_NAME(1), PG_GETARG_NAME(2), NULL);
+	query = nddup_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
+								 PG_GETARG_NAME(2), NULL);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs", query,
 					  PG_GETARG_INT32(3), true);
 	return (Datum) 0;
@@ -2309,8 +2010,8 @@ hamming_join_query(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	read_input(st, "query_a", qa, fp_kinds, 2, 2, 0);
-	read_input(st, "query_b", qb, fp_kinds, 2, 2, 1);
+	read_input(st, "query_a", qa, fp_cols, 2, 2, 0);
+	read_input(st, "query_b", qb, fp_cols, 2, 2, 1);
 	SPI_finish();
 	finish_batch(st);
 	return (Datum) 0;
@@ -2345,9 +2046,9 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	check_radius(PG_GETARG_INT32(3));
-	query = relation_query(PG_GETARG_OID(0), "hamming_clusters",
-						   PG_GETARG_NAME(1), PG_GETARG_NAME(2),
-						   PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4));
+	query = nddup_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
+								 PG_GETARG_NAME(2),
+								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters", query,
 					  PG_GETARG_INT32(3), singletons);
 	return (Datum) 0;
@@ -2369,8 +2070,8 @@ hamming_assign_query(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/* existing rows are side 0 (cluster id as aux), new rows side 1 */
-	read_input(st, "existing_query", qold, existing_kinds, 3, 3, 0);
-	read_input(st, "new_query", qnew, fp_kinds, 2, 3, 1);
+	read_input(st, "existing_query", qold, existing_cols, 3, 3, 0);
+	read_input(st, "new_query", qnew, fp_cols, 2, 3, 1);
 	SPI_finish();
 	finish_batch(st);
 	return (Datum) 0;
@@ -2386,7 +2087,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 {
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		singletons = PG_GETARG_BOOL(1);
-	static const ColKind kinds[] = {COL_ID, COL_ID};
+	static const NddupColRole pair_cols[] = {NDDUP_COL_ID, NDDUP_COL_ID};
 	BatchState *st = begin_batch(fcinfo, BATCH_CLUSTER, "clusters_from_pairs", 0);
 	BatchReceiver recv;
 	SPIPlanPtr	plan;
@@ -2405,9 +2106,9 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	init_receiver(&recv, st, 0);
 	recv.pairs_input = true;
-	plan = prepare_input(st, "the query", query, kinds, 2, 2, &recv);
-	run_input(plan, &recv);
-	SPI_freeplan(plan);
+	plan = nddup_prepare_input(st->fname, "the query", query, pair_cols, 2, 2,
+							   st->simhash_oid, &recv.cols);
+	nddup_run_input(plan, &recv.pub);
 	SPI_finish();
 	if (st->over_limit)
 		error_work_mem(st, recv.np, BYTES_PER_PAIR_INPUT);
@@ -2449,7 +2150,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!recv.pnull1[i] && !recv.pnull2[i])
-			uf_union(st->parent, st->usize, node[2 * i], node[2 * i + 1]);
+			nddup_uf_union(st->parent, st->usize, node[2 * i], node[2 * i + 1]);
 	}
 	/* nodes are in id order: the first node seen of a root is its smallest */
 	rep = MemoryContextAllocHuge(st->cxt, Max(nnodes, 1) * sizeof(uint32));
@@ -2461,7 +2162,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 	}
 	for (uint64 i = 0; i < nnodes; i++)
 	{
-		uint32		root = uf_find(st->parent, (uint32) i);
+		uint32		root = nddup_uf_find(st->parent, (uint32) i);
 
 		if (rep[root] == PG_UINT32_MAX)
 			rep[root] = (uint32) i;
@@ -2469,7 +2170,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 	}
 	for (uint64 i = 0; i < nnodes; i++)
 	{
-		uint32		root = uf_find(st->parent, (uint32) i);
+		uint32		root = nddup_uf_find(st->parent, (uint32) i);
 
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();

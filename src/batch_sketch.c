@@ -36,16 +36,12 @@
  * is reported from the first position on which it agrees, when it agrees on
  * at least r positions.
  *
- * Inputs and outputs follow batch.c (docs/batch.md): query texts or a
- * relation, run through SPI with the caller's privileges, columns checked
+ * Inputs and outputs follow batch.c (docs/batch.md; the input handling is
+ * shared, src/batch_common.c): query texts or a relation, run through SPI with the caller's privileges, columns checked
  * before any row is read, rows taken from the executor's slots by a
  * DestReceiver, results in a materialized tuplestore.  Everything is kept
  * in memory within work_mem; beyond it the functions stop with SQLSTATE
  * 53200 saying how much they need.  See docs/batch-sketches.md.
- *
- * Some small helpers (settings, the single-SELECT check, the relation query,
- * union-find) repeat static code of batch.c on purpose; they are meant to be
- * merged with it.
  *
  *-------------------------------------------------------------------------
  */
@@ -81,34 +77,6 @@ PG_FUNCTION_INFO_V1(minhash_clusters_query);
 PG_FUNCTION_INFO_V1(minhash_clusters_rel);
 PG_FUNCTION_INFO_V1(super_shingle_pairs_query);
 
-/*
- * The stored form of minhash_sketch; it must match MinhashSketch of
- * sketch_sql.c (which keeps it static).
- */
-typedef struct SkHeader
-{
-	int32		vl_len_;
-	uint8		version;
-	uint8		method;			/* NddupMinhashMethod */
-	uint8		bits;			/* 32, or b of a b-bit sketch */
-	uint8		flags;			/* SK_EMPTY_DOC */
-	uint8		size;			/* shingle size */
-	uint8		unit;			/* NddupUnit */
-	uint16		k;
-	uint32		seed;
-} SkHeader;
-
-typedef struct SkSketch
-{
-	SkHeader	h;
-	uint8		data[FLEXIBLE_ARRAY_MEMBER];
-} SkSketch;
-
-StaticAssertDecl(offsetof(SkSketch, data) == 16,
-				 "SkSketch must match the stored form of minhash_sketch");
-
-#define SK_EMPTY_DOC			0x01	/* the document had no shingles */
-
 /* Per-row flags of the state. */
 #define ROW_EMPTY				0x01	/* sketch of a document without shingles */
 #define ROW_SIDE1				0x02	/* row of query_b (minhash_join) */
@@ -138,15 +106,6 @@ typedef enum SkMode
 	SK_SUPER					/* super_shingle_pairs */
 } SkMode;
 
-/* Column roles of an input query. */
-typedef enum SkCol
-{
-	SKCOL_ID,					/* smallint, integer, bigint */
-	SKCOL_SKETCH,				/* minhash_sketch */
-	SKCOL_SUPER,				/* bigint[] */
-	SKCOL_ORDER					/* integer types, date, timestamp(tz) */
-} SkCol;
-
 /* An entry of a band (or position): its key and its row. */
 typedef struct SkEntry
 {
@@ -167,7 +126,7 @@ typedef struct SkState
 
 	/* parameters of the input, from its first row */
 	bool		have_params;
-	SkHeader	params;			/* header of the first sketch */
+	NddupMinhash *params;		/* header of the first sketch */
 	int			k;				/* values per row (super: super-shingles) */
 	int			bytes_per_row;
 	uint64		maxrows;
@@ -213,8 +172,7 @@ typedef struct SkReceiver
 {
 	DestReceiver pub;
 	SkState    *st;
-	int			natts;
-	Oid			types[3];		/* base types of the columns */
+	NddupInputCols cols;		/* the input query's columns */
 } SkReceiver;
 
 /* Progress or debug message, depending on nddup.progress. */
@@ -232,23 +190,6 @@ typedef struct SkReceiver
  *		Settings, arguments and messages
  * ----------------------------------------------------------------
  */
-
-/* Value of a boolean placeholder setting such as nddup.progress. */
-static bool
-sk_setting_bool(const char *name)
-{
-	const char *val = GetConfigOption(name, true, false);
-	bool		result = false;
-
-	if (val == NULL || val[0] == '\0')
-		return false;
-	if (!parse_bool(val, &result))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"", name, val),
-				 errhint("Use on or off.")));
-	return result;
-}
 
 /* Reject a threshold outside [0, 1]. */
 static void
@@ -272,22 +213,6 @@ sk_check_band_arg(const char *what, int32 v)
 				 errdetail("It must be between 1 and %d.", NDDUP_MINHASH_MAX_K)));
 }
 
-/* Name of a shingle unit. */
-static const char *
-sk_unit_name(int unit)
-{
-	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
-}
-
-/* Describe a sketch's parameters for error messages. */
-static char *
-sk_params(const SkHeader *m)
-{
-	return psprintf("%s, k=%d, seed=%u, size=%d, unit=%s, bits=%d",
-					m->method == NDDUP_MINHASH_OPH ? "oph" : "kperm",
-					m->k, m->seed, m->size, sk_unit_name(m->unit), m->bits);
-}
-
 /* Error for an input that does not fit in work_mem. */
 static void
 sk_error_work_mem(SkState *st)
@@ -305,171 +230,10 @@ sk_error_work_mem(SkState *st)
 					 ceil(need_kb / 1024.0))));
 }
 
-/*
- * The resemblance estimate for e equal positions of k, computed exactly as
- * jaccard(minhash_sketch, minhash_sketch) does (b-bit: corrected for chance
- * agreement, Li & Koenig 2010, clamped to [0, 1]).
- */
-static double
-sk_estimate(int e, int k, int bits)
-{
-	double		p = (double) e / k;
-
-	if (bits == 32)
-		return p;
-	p = (p - ldexp(1.0, -bits)) / (1.0 - ldexp(1.0, -bits));
-	return p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
-}
-
 /* ----------------------------------------------------------------
- *		Input queries
+ *		Input rows
  * ----------------------------------------------------------------
  */
-
-/* Human name of the types accepted for a column role. */
-static const char *
-sk_col_types(SkCol kind)
-{
-	switch (kind)
-	{
-		case SKCOL_ID:
-			return "smallint, integer or bigint";
-		case SKCOL_SKETCH:
-			return "minhash_sketch";
-		case SKCOL_SUPER:
-			return "bigint[]";
-		case SKCOL_ORDER:
-			return "smallint, integer, bigint, date, timestamp or timestamp with time zone";
-	}
-	return "?";
-}
-
-/* Is the (base) type acceptable for the column role? */
-static bool
-sk_col_accepts(SkCol kind, Oid type, Oid sketch_oid)
-{
-	switch (kind)
-	{
-		case SKCOL_ID:
-			return type == INT2OID || type == INT4OID || type == INT8OID;
-		case SKCOL_SKETCH:
-			return type == sketch_oid;
-		case SKCOL_SUPER:
-			return type == INT8ARRAYOID;
-		case SKCOL_ORDER:
-			return type == INT2OID || type == INT4OID || type == INT8OID ||
-				type == DATEOID || type == TIMESTAMPOID ||
-				type == TIMESTAMPTZOID;
-	}
-	return false;
-}
-
-/* A column value as int64 (integer types, dates, timestamps). */
-static inline int64
-sk_datum_int64(Datum d, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(d);
-		default:
-			return DatumGetInt64(d);
-	}
-}
-
-/* OID of minhash_sketch in the schema of the calling function. */
-static Oid
-sk_lookup_sketch_type(FunctionCallInfo fcinfo)
-{
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			typid;
-
-	typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-							CStringGetDatum("minhash_sketch"),
-							ObjectIdGetDatum(nsp));
-	if (!OidIsValid(typid))
-		elog(ERROR, "type minhash_sketch not found in the schema of %s",
-			 get_func_name(fcinfo->flinfo->fn_oid));
-	return typid;
-}
-
-/*
- * Prepare an input query and check that it is one SELECT whose columns have
- * the roles asked for (the first nreq required, up to nkinds); fills the
- * receiver's column types.  Must be called inside SPI_connect.
- */
-static SPIPlanPtr
-sk_prepare_input(SkState *st, const char *argname, const char *query,
-				 const SkCol *kinds, int nreq, int nkinds, SkReceiver *recv)
-{
-	SPIPlanPtr	plan;
-	List	   *sources;
-	CachedPlanSource *src = NULL;
-	ListCell   *lc;
-	TupleDesc	desc;
-	bool		ok = true;
-
-	plan = SPI_prepare(query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed for %s of %s: %s",
-			 argname, st->fname, SPI_result_code_string(SPI_result));
-
-	sources = SPI_plan_get_plan_sources(plan);
-	if (list_length(sources) != 1)
-		ok = false;
-	else
-	{
-		src = (CachedPlanSource *) linitial(sources);
-		if (src->commandTag != CMDTAG_SELECT || src->resultDesc == NULL)
-			ok = false;
-		foreach(lc, src->query_list)
-		{
-			Query	   *q = lfirst_node(Query, lc);
-
-			if (q->commandType != CMD_SELECT || q->utilityStmt != NULL ||
-				q->hasModifyingCTE)
-				ok = false;
-		}
-	}
-	if (!ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of %s must be a single SELECT query", argname, st->fname),
-				 errdetail("The text given is: %s", query)));
-
-	desc = src->resultDesc;
-	if (desc->natts < nreq || desc->natts > nkinds)
-	{
-		if (nreq == nkinds)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("%s of %s returns %d columns, expected %d",
-							argname, st->fname, desc->natts, nreq)));
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s of %s returns %d columns, expected %d or %d",
-						argname, st->fname, desc->natts, nreq, nkinds)));
-	}
-
-	recv->natts = desc->natts;
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Oid			base = getBaseType(att->atttypid);
-
-		if (!sk_col_accepts(kinds[i], base, st->sketch_oid))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d (\"%s\") of %s of %s has type %s, expected %s",
-							i + 1, NameStr(att->attname), argname, st->fname,
-							format_type_be(att->atttypid), sk_col_types(kinds[i]))));
-		recv->types[i] = base;
-	}
-	return plan;
-}
 
 /* Take the parameters of the first row: values per row and the row limit. */
 static void
@@ -552,9 +316,9 @@ sk_add_row(SkState *st, int64 id, uint8 flags, int64 aux, bool auxnull)
 
 /* Check that a sketch was made like the first one of the input. */
 static void
-sk_check_params(SkState *st, const SkHeader *m)
+sk_check_params(SkState *st, const NddupMinhash *m)
 {
-	const SkHeader *p = &st->params;
+	const NddupMinhash *p = st->params;
 
 	if (m->method != p->method || m->k != p->k || m->seed != p->seed ||
 		m->size != p->size || m->unit != p->unit || m->bits != p->bits)
@@ -562,7 +326,8 @@ sk_check_params(SkState *st, const SkHeader *m)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot compare min-hash sketches made with different parameters"),
 				 errdetail("The first row of %s has (%s), a later row (%s).",
-						   st->fname, sk_params(p), sk_params(m)),
+						   st->fname, nddup_minhash_describe(p),
+						   nddup_minhash_describe(m)),
 				 errhint("Build all sketches with the same method, k, seed, shingle size, unit and bits.")));
 }
 
@@ -570,29 +335,30 @@ sk_check_params(SkState *st, const SkHeader *m)
 static void
 sk_add_sketch(SkState *st, int64 id, Datum d, int64 aux, bool auxnull)
 {
-	SkSketch   *m = (SkSketch *) PG_DETOAST_DATUM(d);
+	NddupMinhash *m = (NddupMinhash *) PG_DETOAST_DATUM(d);
 	uint32	   *dst;
 	uint8		flags = 0;
 
 	if (!st->have_params)
 	{
-		st->params = m->h;
-		sk_set_params(st, m->h.k);
+		st->params = MemoryContextAlloc(st->cxt, NDDUP_MINHASH_HDRSZ);
+		memcpy(st->params, m, NDDUP_MINHASH_HDRSZ);
+		sk_set_params(st, m->k);
 	}
 	else
-		sk_check_params(st, &m->h);
-	if (m->h.flags & SK_EMPTY_DOC)
+		sk_check_params(st, m);
+	if (m->flags & NDDUP_MINHASH_EMPTY_DOC)
 		flags |= ROW_EMPTY;
 	if (st->side == 1)
 		flags |= ROW_SIDE1;
 	if (sk_add_row(st, id, flags, aux, auxnull))
 	{
 		dst = st->vals + st->nrows * st->k;
-		if (m->h.bits == 32)
-			memcpy(dst, m->data, sizeof(uint32) * st->k);
+		if (m->bits == 32)
+			memcpy(dst, NDDUP_MINHASH_VALUES(m), sizeof(uint32) * st->k);
 		else
 			for (int i = 0; i < st->k; i++)
-				dst[i] = nddup_bbit_get(m->data, i, m->h.bits);
+				dst[i] = nddup_bbit_get(m->data, i, m->bits);
 		st->nrows++;
 	}
 	if ((Pointer) m != DatumGetPointer(d))
@@ -648,16 +414,16 @@ sk_receive(TupleTableSlot *slot, DestReceiver *self)
 	int64		aux = 0;
 	bool		auxnull = true;
 
-	slot_getsomeattrs(slot, r->natts);
+	slot_getsomeattrs(slot, r->cols.natts);
 	if (slot->tts_isnull[0] || slot->tts_isnull[1])
 	{
 		st->nskipped++;
 		return true;
 	}
-	id = sk_datum_int64(slot->tts_values[0], r->types[0]);
-	if (r->natts >= 3 && !slot->tts_isnull[2])
+	id = nddup_datum_int64(slot->tts_values[0], r->cols.types[0]);
+	if (r->cols.natts >= 3 && !slot->tts_isnull[2])
 	{
-		aux = sk_datum_int64(slot->tts_values[2], r->types[2]);
+		aux = nddup_datum_int64(slot->tts_values[2], r->cols.types[2]);
 		auxnull = false;
 	}
 	if (st->mode == SK_SUPER)
@@ -667,54 +433,23 @@ sk_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
-/* DestReceiver startup: nothing to do. */
-static void
-sk_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
-{
-}
-
-/* DestReceiver shutdown: nothing to release. */
-static void
-sk_shutdown(DestReceiver *self)
-{
-}
-
-/* DestReceiver destroy: the receiver lives in the caller's memory. */
-static void
-sk_destroy(DestReceiver *self)
-{
-}
-
 /* Read one input query as side 'side' (0, or 1 for query_b). */
 static void
 sk_read_input(SkState *st, const char *argname, const char *query,
-			  const SkCol *kinds, int nreq, int nkinds, int side)
+			  const NddupColRole *roles, int nreq, int nroles, int side)
 {
 	SkReceiver	recv;
 	SPIPlanPtr	plan;
-	SPIExecuteOptions options;
-	int			rc;
 
 	memset(&recv, 0, sizeof(recv));
-	recv.pub.receiveSlot = sk_receive;
-	recv.pub.rStartup = sk_startup;
-	recv.pub.rShutdown = sk_shutdown;
-	recv.pub.rDestroy = sk_destroy;
-	recv.pub.mydest = DestTuplestore;
+	nddup_init_receiver(&recv.pub, sk_receive);
 	recv.st = st;
 	st->side = side;
-	plan = sk_prepare_input(st, argname, query, kinds, nreq, nkinds, &recv);
-	if (recv.natts >= 3)
+	plan = nddup_prepare_input(st->fname, argname, query, roles, nreq, nroles,
+							   st->sketch_oid, &recv.cols);
+	if (recv.cols.natts >= 3)
 		st->has_aux = true;
-
-	memset(&options, 0, sizeof(options));
-	options.read_only = false;
-	options.dest = (DestReceiver *) &recv;
-	rc = SPI_execute_plan_extended(plan, &options);
-	if (rc < 0)
-		elog(ERROR, "SPI_execute_plan_extended failed: %s",
-			 SPI_result_code_string(rc));
-	SPI_freeplan(plan);
+	nddup_run_input(plan, &recv.pub);
 }
 
 /* ----------------------------------------------------------------
@@ -798,18 +533,6 @@ sk_sort_entries(SkEntry *a, SkEntry *tmp, uint64 n)
 	return tmp;
 }
 
-/* 64-bit finalizer of murmur3: a bijection that mixes all bits. */
-static inline uint64
-sk_fmix64(uint64 x)
-{
-	x ^= x >> 33;
-	x *= UINT64CONST(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 /* Key of r consecutive 32-bit values (one band of a sketch). */
 static inline uint64
 sk_band_key(const uint32 *v, int r)
@@ -818,46 +541,10 @@ sk_band_key(const uint32 *v, int r)
 	int			i = 0;
 
 	for (; i + 1 < r; i += 2)
-		h = sk_fmix64(h ^ ((uint64) v[i] << 32 | v[i + 1]));
+		h = nddup_fmix64(h ^ ((uint64) v[i] << 32 | v[i + 1]));
 	if (i < r)
-		h = sk_fmix64(h ^ v[i] ^ (UINT64CONST(1) << 40));
+		h = nddup_fmix64(h ^ v[i] ^ (UINT64CONST(1) << 40));
 	return h;
-}
-
-/* ----------------------------------------------------------------
- *		Union-find (Broder et al. 1997 s.3: components are the clusters)
- * ----------------------------------------------------------------
- */
-
-/* Root of x, halving the path on the way. */
-static inline uint32
-sk_uf_find(uint32 *parent, uint32 x)
-{
-	while (parent[x] != x)
-	{
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
-/* Merge the sets of a and b, the smaller under the larger. */
-static inline void
-sk_uf_union(uint32 *parent, uint32 *size, uint32 a, uint32 b)
-{
-	a = sk_uf_find(parent, a);
-	b = sk_uf_find(parent, b);
-	if (a == b)
-		return;
-	if (size[a] < size[b])
-	{
-		uint32		t = a;
-
-		a = b;
-		b = t;
-	}
-	parent[b] = a;
-	size[a] += size[b];
 }
 
 /* ----------------------------------------------------------------
@@ -902,7 +589,7 @@ static inline void
 sk_found(SkState *st, uint32 x, uint32 y, double res)
 {
 	if (st->mode == SK_CLUSTER)
-		sk_uf_union(st->parent, st->usize, x, y);
+		nddup_uf_union(st->parent, st->usize, x, y);
 	else
 		sk_put_pair(st, x, y, res);
 }
@@ -914,7 +601,7 @@ sk_may_pair(const SkState *st, uint32 x, uint32 y)
 	if (st->mode == SK_JOIN)
 		return ((st->flags[x] ^ st->flags[y]) & ROW_SIDE1) != 0;
 	if (st->mode == SK_CLUSTER)
-		return sk_uf_find(st->parent, x) != sk_uf_find(st->parent, y);
+		return nddup_uf_find(st->parent, x) != nddup_uf_find(st->parent, y);
 	return true;
 }
 
@@ -926,7 +613,7 @@ sk_may_pair_groups(const SkState *st, uint32 x, uint32 y)
 		return ((st->flags[x] & ROW_GSIDE0) && (st->flags[y] & ROW_GSIDE1)) ||
 			((st->flags[x] & ROW_GSIDE1) && (st->flags[y] & ROW_GSIDE0));
 	if (st->mode == SK_CLUSTER)
-		return sk_uf_find(st->parent, x) != sk_uf_find(st->parent, y);
+		return nddup_uf_find(st->parent, x) != nddup_uf_find(st->parent, y);
 	return true;
 }
 
@@ -939,7 +626,7 @@ sk_found_groups(SkState *st, uint32 x, uint32 y, double res)
 {
 	if (st->mode == SK_CLUSTER)
 	{
-		sk_uf_union(st->parent, st->usize, x, y);
+		nddup_uf_union(st->parent, st->usize, x, y);
 		return;
 	}
 	for (uint32 a = x; a != NO_ROW; a = st->gnext[a])
@@ -967,7 +654,7 @@ sk_group_identical(SkState *st, SkEntry *ent, SkEntry *tmp)
 	uint64		m = 0;
 	SkEntry    *sorted;
 	uint32	   *leaders = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(uint32));
-	double		one = sk_estimate(k, k, st->params.bits);
+	double		one = nddup_minhash_estimate(k, k, st->params->bits);
 
 	st->gnext = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(uint32));
 	for (uint64 i = 0; i < n; i++)
@@ -1007,7 +694,7 @@ sk_group_identical(SkState *st, SkEntry *ent, SkEntry *tmp)
 			}
 			/* row joins the group of leaders[l]: pairs with its members */
 			if (st->mode == SK_CLUSTER)
-				sk_uf_union(st->parent, st->usize, leaders[l], row);
+				nddup_uf_union(st->parent, st->usize, leaders[l], row);
 			else
 				for (uint32 a = leaders[l]; a != NO_ROW; a = st->gnext[a])
 					if (st->mode != SK_JOIN ||
@@ -1058,7 +745,7 @@ sk_candidate(SkState *st, uint32 x, uint32 y, int j)
 	for (int i = 0; i < k; i++)
 		e += a[i] == b[i];
 	if (e >= st->emin)
-		sk_found_groups(st, x, y, sk_estimate(e, k, st->params.bits));
+		sk_found_groups(st, x, y, nddup_minhash_estimate(e, k, st->params->bits));
 }
 
 /*
@@ -1070,12 +757,12 @@ static void
 sk_choose_bands(SkState *st, int32 bands, int32 rows)
 {
 	int			k = st->k;
-	int			bits = st->params.bits;
+	int			bits = st->params->bits;
 	int			dmax;
 
 	st->emin = k;
 	for (int e = 0; e <= k; e++)
-		if (sk_estimate(e, k, bits) >= st->threshold)
+		if (nddup_minhash_estimate(e, k, bits) >= st->threshold)
 		{
 			st->emin = e;
 			break;
@@ -1114,7 +801,7 @@ sk_all_pairs(SkState *st)
 	{
 		/* every pair is linked: one component */
 		for (uint64 x = 1; x < n; x++)
-			sk_uf_union(st->parent, st->usize, 0, (uint32) x);
+			nddup_uf_union(st->parent, st->usize, 0, (uint32) x);
 		return;
 	}
 	for (uint64 x = 0; x < n; x++)
@@ -1145,7 +832,7 @@ sk_all_pairs(SkState *st)
 				e += a[i] == b[i];
 			if (e >= st->emin)
 				sk_found(st, (uint32) x, (uint32) y,
-						 sk_estimate(e, st->k, st->params.bits));
+						 nddup_minhash_estimate(e, st->k, st->params->bits));
 		}
 	}
 }
@@ -1164,7 +851,7 @@ sk_empty_pairs(SkState *st)
 	{
 		/* one component; no need to look at every pair */
 		for (uint64 i = 1; i < ne; i++)
-			sk_uf_union(st->parent, st->usize, e[0], e[i]);
+			nddup_uf_union(st->parent, st->usize, e[0], e[i]);
 		ne = 0;
 	}
 	for (uint64 i = 0; i < ne; i++)
@@ -1268,7 +955,7 @@ sk_super_pairs(SkState *st)
 			if ((i & 0xffff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			/* fmix64 is a bijection: equal keys are equal values */
-			ent[i].key = sk_fmix64((uint64) st->ss[i * s + p]);
+			ent[i].key = nddup_fmix64((uint64) st->ss[i * s + p]);
 			ent[i].row = i;
 		}
 		sorted = sk_sort_entries(ent, tmp, n);
@@ -1357,13 +1044,13 @@ sk_finish_clusters(SkState *st)
 	/* sort by id (mixed, for the buckets; equal ids meet) then row */
 	for (uint64 i = 0; i < n; i++)
 	{
-		ent[i].key = sk_fmix64((uint64) st->id[i]);
+		ent[i].key = nddup_fmix64((uint64) st->id[i]);
 		ent[i].row = i;
 	}
 	sorted = sk_sort_entries(ent, tmp, n);
 	for (uint64 i = 1; i < n; i++)
 		if (sorted[i].key == sorted[i - 1].key)
-			sk_uf_union(st->parent, st->usize, (uint32) sorted[i - 1].row,
+			nddup_uf_union(st->parent, st->usize, (uint32) sorted[i - 1].row,
 						(uint32) sorted[i].row);
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -1373,7 +1060,7 @@ sk_finish_clusters(SkState *st)
 	for (uint64 i = 0; i < n; i++)
 	{
 		uint32		row = (uint32) sorted[i].row;
-		uint32		root = sk_uf_find(st->parent, row);
+		uint32		root = nddup_uf_find(st->parent, row);
 
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -1393,7 +1080,7 @@ sk_finish_clusters(SkState *st)
 			CHECK_FOR_INTERRUPTS();
 		if (i > 0 && sorted[i].key == sorted[i - 1].key)
 			continue;
-		root = sk_uf_find(st->parent, row);
+		root = nddup_uf_find(st->parent, row);
 		if (!st->singletons && count[root] < 2)
 			continue;
 		values[0] = Int64GetDatum(st->id[row]);
@@ -1420,8 +1107,8 @@ sk_begin(FunctionCallInfo fcinfo, SkMode mode, const char *fname)
 	st->mode = mode;
 	st->fname = fname;
 	st->singletons = true;
-	st->progress = sk_setting_bool("nddup.progress");
-	st->sketch_oid = mode == SK_SUPER ? InvalidOid : sk_lookup_sketch_type(fcinfo);
+	st->progress = nddup_setting_bool("nddup.progress");
+	st->sketch_oid = mode == SK_SUPER ? InvalidOid : nddup_lookup_type(fcinfo, "minhash_sketch");
 	st->mem_limit = (int64) work_mem * 1024;
 	st->out = rsinfo->setResult;
 	st->outdesc = rsinfo->setDesc;
@@ -1501,45 +1188,11 @@ sk_band_args(FunctionCallInfo fcinfo, int bandarg, int32 *bands, int32 *rows)
 		sk_check_band_arg("rows per band", *rows);
 }
 
-/* Build "SELECT id, sketch[, order] FROM rel", checking the columns exist. */
-static char *
-sk_relation_query(Oid relid, Name idcol, Name skcol, Name ordcol)
-{
-	char	   *relname = get_rel_name(relid);
-	StringInfoData buf;
-	Name		cols[3];
-	int			ncols = ordcol ? 3 : 2;
-
-	if (relname == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	cols[0] = idcol;
-	cols[1] = skcol;
-	cols[2] = ordcol;
-	for (int i = 0; i < ncols; i++)
-		if (get_attnum(relid, NameStr(*cols[i])) == InvalidAttrNumber)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("column \"%s\" of relation \"%s\" does not exist",
-							NameStr(*cols[i]), relname)));
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT %s, %s",
-					 quote_identifier(NameStr(*idcol)),
-					 quote_identifier(NameStr(*skcol)));
-	if (ordcol)
-		appendStringInfo(&buf, ", %s", quote_identifier(NameStr(*ordcol)));
-	appendStringInfo(&buf, " FROM %s",
-					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												relname));
-	return buf.data;
-}
-
 /* Column roles of an (id, sketch[, order key]) query. */
-static const SkCol sketch_cols[] = {SKCOL_ID, SKCOL_SKETCH, SKCOL_ORDER};
+static const NddupColRole sketch_cols[] = {NDDUP_COL_ID, NDDUP_COL_SKETCH, NDDUP_COL_ORDER};
 
 /* Column roles of an (id, super-shingles) query. */
-static const SkCol super_cols[] = {SKCOL_ID, SKCOL_SUPER};
+static const NddupColRole super_cols[] = {NDDUP_COL_ID, NDDUP_COL_SUPER};
 
 /* Common body of minhash_pairs and minhash_clusters. */
 static void
@@ -1602,8 +1255,8 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	}
 	sk_band_args(fcinfo, 4, &bands, &rows);
 	sk_check_threshold(PG_GETARG_FLOAT8(3));
-	query = sk_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
-							  PG_GETARG_NAME(2), NULL);
+	query = nddup_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
+								 PG_GETARG_NAME(2), NULL);
 	sk_pairs_or_clusters(fcinfo, SK_PAIRS, "minhash_pairs", query,
 						 PG_GETARG_FLOAT8(3), bands, rows, true);
 	return (Datum) 0;
@@ -1681,9 +1334,9 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	sk_check_threshold(PG_GETARG_FLOAT8(3));
-	query = sk_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
-							  PG_GETARG_NAME(2),
-							  PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4));
+	query = nddup_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
+								 PG_GETARG_NAME(2),
+								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4));
 	sk_pairs_or_clusters(fcinfo, SK_CLUSTER, "minhash_clusters", query,
 						 PG_GETARG_FLOAT8(3), 0, 0,
 						 PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5));

@@ -25,21 +25,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
 #include <string.h>
 
 #include "nddup.h"
-
-/* murmur3's 64-bit finalizer: a bijection of the 64-bit integers */
-static inline uint64_t
-fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
 
 /* splitmix64 step: the per-position keys derived from the seed */
 static inline uint64_t
@@ -78,7 +67,7 @@ permutation_keys(uint32_t seed, int k, uint64_t *keys)
 uint64_t
 nddup_minhash_permute(uint64_t x, uint32_t seed, int i)
 {
-	return fmix64(x ^ permutation_key(seed, i));
+	return nddup_fmix64(x ^ permutation_key(seed, i));
 }
 
 /* A stored value is never EMPTY: the one value above the others is folded. */
@@ -119,7 +108,7 @@ nddup_minhash_kperm(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 		}
 		for (int i = 0; i < k; i++)
 		{
-			uint64_t	y = fmix64(x ^ keys[i]);
+			uint64_t	y = nddup_fmix64(x ^ keys[i]);
 
 			mins[i] = y < mins[i] ? y : mins[i];
 		}
@@ -151,7 +140,7 @@ nddup_minhash_oph_bins(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 
 		if (j % NDDUP_INTERRUPT_STRIDE == NDDUP_INTERRUPT_STRIDE - 1)
 			nddup_check_interrupts();
-		p = (unsigned __int128) fmix64(hashes[j] ^ key) * (uint64_t) k;
+		p = (unsigned __int128) nddup_fmix64(hashes[j] ^ key) * (uint64_t) k;
 		bin = (uint32_t) (p >> 64);
 		v = clamp_value((uint32_t) ((uint64_t) p >> 32));
 
@@ -167,7 +156,7 @@ nddup_minhash_oph_bins(const uint64_t *hashes, size_t n, int k, uint32_t seed,
 static inline int
 densify_probe(uint64_t dkey, int i, uint32_t attempt, int k)
 {
-	uint64_t	h = fmix64(dkey ^ (((uint64_t) (uint32_t) i << 32) | attempt));
+	uint64_t	h = nddup_fmix64(dkey ^ (((uint64_t) (uint32_t) i << 32) | attempt));
 
 	return (int) (((unsigned __int128) h * (uint64_t) k) >> 64);
 }
@@ -255,6 +244,22 @@ nddup_minhash_equal_count(const uint32_t *a, const uint32_t *b, int k)
 	for (int i = 0; i < k; i++)
 		equal += a[i] == b[i];
 	return equal;
+}
+
+/*
+ * Resemblance estimate of two sketches from their equal positions (Broder
+ * 1997 s.3: the share of equal min-hashes); b-bit sketches are corrected
+ * for chance agreement of the low bits (Li & Koenig 2010, s.2).
+ */
+double
+nddup_minhash_estimate(int equal, int k, int bits)
+{
+	double		p = (double) equal / k;
+
+	if (bits == 32)
+		return p;
+	p = (p - ldexp(1.0, -bits)) / (1.0 - ldexp(1.0, -bits));
+	return p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
 }
 
 /* Bytes of k packed b-bit values. */

@@ -181,6 +181,18 @@ nddup_hamming(uint64_t a, uint64_t b)
 	return __builtin_popcountll(a ^ b);
 }
 
+/* murmur3's 64-bit finalizer: a bijection of the 64-bit integers. */
+static inline uint64_t
+nddup_fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
 /* ----------------------------------------------------------------
  *		Server-side declarations
  * ----------------------------------------------------------------
@@ -265,6 +277,13 @@ extern void nddup_minhash_union(uint32_t *a, uint8_t *a_borrowed,
 /* number of positions where a and b are equal */
 extern int	nddup_minhash_equal_count(const uint32_t *a, const uint32_t *b, int k);
 
+/*
+ * Resemblance estimate from equal positions of k: their share; for b-bit
+ * sketches corrected for chance agreement (Li & Koenig 2010),
+ * (p - 2^-b) / (1 - 2^-b) clamped to [0, 1].
+ */
+extern double nddup_minhash_estimate(int equal, int k, int bits);
+
 /* b-bit min-hash (b in 1, 2, 4, 8, 16): the low b bits of each value, packed */
 extern size_t nddup_bbit_bytes(int k, int bits);
 extern void nddup_bbit_pack(const uint32_t *values, int k, int bits, uint8_t *out);
@@ -302,6 +321,10 @@ extern double nddup_minhash_datum_resemblance(Datum a, Datum b);
 
 /* Fewest equal positions of k whose estimate reaches t (src/gin_sketch.c). */
 extern int	nddup_minhash_min_equal(double t, int k, int bits);
+
+/* A sketch's parameters as text, for error messages (src/sketch_sql.c). */
+struct NddupMinhash;
+extern char *nddup_minhash_describe(const struct NddupMinhash *m);
 #endif
 
 /* ---------------- end of sketches ---------------- */
@@ -678,5 +701,90 @@ extern void nddup_parse_error(const NddupParseError *err, const char *typname,
 extern void nddup_string_info_printf(void *arg, const char *fmt,...)
 			pg_attribute_printf(2, 3);
 #endif
+
+/* ----------------------------------------------------------------
+ *		What the batch functions share (src/batch_common.c)
+ *
+ * batch.c (simhash64) and batch_sketch.c (min-hash, super-shingles) read
+ * their inputs the same way: a query text or a relation, run through SPI
+ * with the caller's privileges, its columns checked by role before any row
+ * is read, the rows taken from the executor's slots by a DestReceiver.
+ * ----------------------------------------------------------------
+ */
+#ifdef PG_VERSION_NUM
+struct _SPI_plan;
+struct _DestReceiver;
+struct TupleTableSlot;
+
+/* Column roles of a batch function's input query. */
+typedef enum NddupColRole
+{
+	NDDUP_COL_ID,				/* smallint, integer or bigint */
+	NDDUP_COL_CLUSTER,			/* smallint, integer or bigint */
+	NDDUP_COL_ORDER,			/* integer types, date, timestamp(tz) */
+	NDDUP_COL_SIMHASH,			/* simhash64 */
+	NDDUP_COL_SKETCH,			/* minhash_sketch */
+	NDDUP_COL_SUPER				/* bigint[] */
+} NddupColRole;
+
+#define NDDUP_INPUT_MAX_COLS	3
+
+/* The checked columns of a prepared input query. */
+typedef struct NddupInputCols
+{
+	int			natts;
+	Oid			types[NDDUP_INPUT_MAX_COLS];	/* base types */
+	NddupColRole roles[NDDUP_INPUT_MAX_COLS];
+} NddupInputCols;
+
+extern bool nddup_setting_bool(const char *name);
+extern int	nddup_setting_int(const char *name);
+extern Oid	nddup_lookup_type(FunctionCallInfo fcinfo, const char *typname);
+extern int64 nddup_datum_int64(Datum d, Oid type);
+extern struct _SPI_plan *nddup_prepare_input(const char *fname,
+											 const char *argname,
+											 const char *query,
+											 const NddupColRole *roles,
+											 int nreq, int nroles,
+											 Oid own_type,
+											 NddupInputCols *cols);
+extern void nddup_init_receiver(struct _DestReceiver *r,
+								bool (*receive) (struct TupleTableSlot *slot,
+												 struct _DestReceiver *self));
+extern void nddup_run_input(struct _SPI_plan *plan, struct _DestReceiver *dest);
+extern char *nddup_relation_query(Oid relid, Name idcol, Name valcol,
+								  Name ordcol);
+
+/* Union-find root of x, halving the path on the way (path compression). */
+static inline uint32
+nddup_uf_find(uint32 *parent, uint32 x)
+{
+	while (parent[x] != x)
+	{
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+/* Merge the sets of a and b, the smaller under the larger (union by size). */
+static inline void
+nddup_uf_union(uint32 *parent, uint32 *size, uint32 a, uint32 b)
+{
+	a = nddup_uf_find(parent, a);
+	b = nddup_uf_find(parent, b);
+	if (a == b)
+		return;
+	if (size[a] < size[b])
+	{
+		uint32		t = a;
+
+		a = b;
+		b = t;
+	}
+	parent[b] = a;
+	size[a] += size[b];
+}
+#endif							/* PG_VERSION_NUM */
 
 #endif							/* NDDUP_H */

@@ -696,8 +696,8 @@ minhash_bbit(PG_FUNCTION_ARGS)
 }
 
 /* Describe a sketch's parameters for error messages. */
-static char *
-minhash_params(const MinhashSketch *m)
+char *
+nddup_minhash_describe(const MinhashSketch *m)
 {
 	return psprintf("%s, k=%d, seed=%u, size=%d, unit=%s, bits=%d",
 					method_names[m->method], m->k, m->seed, m->size,
@@ -713,8 +713,8 @@ check_minhash_compatible(const MinhashSketch *a, const MinhashSketch *b)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot compare min-hash sketches made with different parameters"),
-				 errdetail("The first is (%s), the second (%s).", minhash_params(a),
-						   minhash_params(b)),
+				 errdetail("The first is (%s), the second (%s).", nddup_minhash_describe(a),
+						   nddup_minhash_describe(b)),
 				 errhint("Build both with the same method, k, seed, shingle size, unit and bits.")));
 }
 
@@ -725,17 +725,17 @@ check_minhash_compatible(const MinhashSketch *a, const MinhashSketch *b)
 static double
 minhash_resemblance(const MinhashSketch *a, const MinhashSketch *b)
 {
-	double		p;
+	int			equal;
 
 	check_minhash_compatible(a, b);
 	if ((a->flags & NDDUP_MINHASH_EMPTY_DOC) || (b->flags & NDDUP_MINHASH_EMPTY_DOC))
 		return ((a->flags & b->flags) & NDDUP_MINHASH_EMPTY_DOC) ? 1.0 : 0.0;
 	if (a->bits == 32)
-		return (double) nddup_minhash_equal_count(NDDUP_MINHASH_VALUES(a), NDDUP_MINHASH_VALUES(b),
-												  a->k) / a->k;
-	p = (double) nddup_bbit_equal_count(a->data, b->data, a->k, a->bits) / a->k;
-	p = (p - ldexp(1.0, -a->bits)) / (1.0 - ldexp(1.0, -a->bits));
-	return p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
+		equal = nddup_minhash_equal_count(NDDUP_MINHASH_VALUES(a),
+										  NDDUP_MINHASH_VALUES(b), a->k);
+	else
+		equal = nddup_bbit_equal_count(a->data, b->data, a->k, a->bits);
+	return nddup_minhash_estimate(equal, a->k, a->bits);
 }
 
 /* The resemblance estimate of two minhash_sketch datums (for other files). */

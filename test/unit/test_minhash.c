@@ -315,6 +315,25 @@ test_bbit(void)
 	}
 }
 
+/*
+ * The resemblance estimate of equal positions: the share for full values,
+ * (p - 2^-b) / (1 - 2^-b) clamped to [0, 1] for b-bit ones (exact binary
+ * fractions, so the comparisons are exact).
+ */
+static void
+test_estimate(void)
+{
+	CHECK(nddup_minhash_estimate(64, 128, 32) == 0.5, "32-bit share");
+	CHECK(nddup_minhash_estimate(0, 128, 32) == 0.0, "32-bit none equal");
+	CHECK(nddup_minhash_estimate(128, 128, 32) == 1.0, "32-bit all equal");
+	CHECK(nddup_minhash_estimate(128, 128, 1) == 1.0, "1-bit all equal");
+	CHECK(nddup_minhash_estimate(64, 128, 1) == 0.0, "1-bit chance agreement is 0");
+	CHECK(nddup_minhash_estimate(32, 128, 1) == 0.0, "1-bit below chance clamps to 0");
+	CHECK(nddup_minhash_estimate(80, 128, 2) == 0.5, "2-bit (0.625 - 0.25) / 0.75");
+	CHECK(nddup_minhash_estimate(0, 128, 16) == 0.0, "16-bit none equal clamps to 0");
+	CHECK(nddup_minhash_estimate(128, 128, 16) == 1.0, "16-bit all equal");
+}
+
 /* Pair keys: shared iff at least 2 of 6 super-shingles agree by position. */
 static void
 test_super_shingle_keys(void)
@@ -544,6 +563,7 @@ run_minhash_tests(void)
 	test_union();
 	test_estimator();
 	test_bbit();
+	test_estimate();
 	test_super_shingle_keys();
 	test_sets();
 	test_push_distinct();
