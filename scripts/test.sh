@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every nddup test suite: the pure-C core unit tests (with ASan and UBSan),
-# pg_regress, the isolation tests and the TAP tests, each against a private
-# temporary PostgreSQL instance.  Prints a summary; exits non-zero on failure.
+# short fuzz runs, pg_regress, the isolation tests, the random differential
+# test and the TAP tests, each against a private temporary PostgreSQL
+# instance.  Prints a summary; exits non-zero on failure.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 set +e
@@ -58,6 +59,10 @@ if ls "$NDDUP_ROOT"/test/isolation/specs/*.spec >/dev/null 2>&1; then
 	[ $rc = 0 ] || cat "$WORKDIR/isolation-out/regression.diffs" 2>/dev/null | head -200
 	record isolation $rc
 fi
+
+echo "== random differential test (batch functions, nearest, index scans vs an oracle)"
+BUILD=0 bash "$NDDUP_ROOT/test/random/run.sh" --seed 1 --iterations "${NDDUP_RANDOM_ITERATIONS:-60}"
+record random $?
 
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"

@@ -59,7 +59,9 @@ SELECT count(*) AS functions,
 FROM bad_input.functions;
 SELECT signature AS not_callable_from_sql FROM bad_input.functions WHERE internal_arg
 ORDER BY signature::text;
-SELECT bad_input.try('SELECT simhash64_recv(NULL::internal)') AS internal_literal;
+-- refused by the server before nddup is called (42846 on 15.20, 0A000 on 15.18)
+SELECT left(bad_input.try('SELECT simhash64_recv(NULL::internal)'), 5) IN ('42846', '0A000')
+	AS internal_literal_refused;
 
 --
 -- 2. Literals of every type: every prefix of a valid literal, every
@@ -300,7 +302,7 @@ INSERT INTO bad_input.good VALUES
 	('', 'm', 'integer', '2'), ('', 'seed', 'integer', '7'), ('', 'bits', 'integer', '8'),
 	('', 'groups', 'integer', '2'), ('', 'group_size', 'integer', '8'), ('', 'r', 'integer', '1'),
 	('', 'n', 'integer', '2'), ('', 'radius', 'integer', '3'), ('', 'bands', 'integer', '4'),
-	('', 'rows', 'integer', '4'),
+	('', 'rows', 'integer', '4'), ('', 'bands', 'bigint', '4'), ('', 'rows', 'bigint', '4'),
 	('', 'threshold', 'double precision', '0.5'), ('', 'drop', 'double precision', '0.2'),
 	('', 'drop_frequent', 'double precision', '0.1'), ('', 'drop_rare', 'double precision', '0.1'),
 	('', 'weight', 'double precision', '1.5'),
@@ -347,6 +349,10 @@ CREATE TABLE bad_input.bad (argname text, typ regtype, expr text);
 INSERT INTO bad_input.bad VALUES
 	('', 'integer', '0'), ('', 'integer', '-1'), ('', 'integer', '2147483647'), ('', 'integer', '-2147483648'),
 	('', 'bigint', '-9223372036854775808'),
+	('bands', 'bigint', '0'), ('bands', 'bigint', '-1'), ('bands', 'bigint', '1025'),
+	('bands', 'bigint', '9223372036854775807'),
+	('rows', 'bigint', '0'), ('rows', 'bigint', '-1'), ('rows', 'bigint', '1025'),
+	('rows', 'bigint', '9223372036854775807'),
 	('', 'double precision', '-0.5'), ('', 'double precision', '1.5'), ('', 'double precision', '''NaN'''),
 	('', 'double precision', '''Infinity'''), ('', 'double precision', '''-Infinity'''),
 	('', 'double precision', '1e-300'),

@@ -64,6 +64,16 @@ SELECT found >= 0.99 * (found + missing) AS recall_ok, extra FROM sp_diff(0.9, 2
 SELECT count(*) FROM minhash_pairs('sp_docs', 'id', 's', 0.7);
 SELECT count(*) FROM minhash_pairs('sp_docs'::regclass, 'id', 's', threshold => 0.7, bands => 64);
 SELECT count(*) FROM minhash_pairs(query => 'SELECT id, s FROM sp_docs', threshold => 0.9, "rows" => 4);
+-- an integer threshold selects the relation form too (not the query form)
+SELECT (SELECT count(*) FROM minhash_pairs('sp_docs', 'id', 's', 1)) =
+	(SELECT count(*) FROM sp_truth WHERE resemblance = 1) AS relation_form_threshold_1;
+SELECT (SELECT count(*) FROM minhash_clusters('sp_docs', 'id', 's', 1)) =
+	(SELECT count(*) FROM sp_docs) AS relation_form_clusters_1;
+CREATE VIEW sp_first50 AS SELECT * FROM sp_docs ORDER BY id LIMIT 50;
+SELECT (SELECT count(*) FROM minhash_pairs('sp_first50', 'id', 's', 0, 2, 1)) = 50 * 49 / 2
+	AS relation_form_threshold_0;
+DROP VIEW sp_first50;
+SELECT * FROM minhash_pairs('SELECT id, s FROM sp_docs', 0.5, 4294967297);
 
 -- k-permutation sketches (k = 84) and b-bit sketches (b = 8, chance-corrected)
 CREATE TABLE sp_truth2 AS

@@ -203,14 +203,15 @@ sk_check_threshold(double t)
 }
 
 /* Reject a number of bands or of rows per band outside 1..1024. */
-static void
-sk_check_band_arg(const char *what, int32 v)
+static int32
+sk_check_band_arg(const char *what, int64 v)
 {
 	if (v < 1 || v > NDDUP_MINHASH_MAX_K)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of %s %d is out of range", what, v),
+				 errmsg("number of %s %lld is out of range", what, (long long) v),
 				 errdetail("It must be between 1 and %d.", NDDUP_MINHASH_MAX_K)));
+	return (int32) v;
 }
 
 /* Error for an input that does not fit in work_mem. */
@@ -1176,16 +1177,20 @@ sk_finish(SkState *st, int32 bands, int32 rows)
 	MemoryContextDelete(st->cxt);
 }
 
-/* The optional bands and rows arguments (NULL = 0 = choose). */
+/*
+ * The optional bands and rows arguments (NULL = 0 = choose).  They are
+ * bigint in SQL only so that a call of the relation form with an integer
+ * threshold, minhash_pairs('docs', 'id', 'sk', 1), resolves to the relation
+ * form: with integer band arguments the query form would match the integer
+ * exactly and win, and fail on 'id' as a float8.
+ */
 static void
 sk_band_args(FunctionCallInfo fcinfo, int bandarg, int32 *bands, int32 *rows)
 {
-	*bands = PG_ARGISNULL(bandarg) ? 0 : PG_GETARG_INT32(bandarg);
-	*rows = PG_ARGISNULL(bandarg + 1) ? 0 : PG_GETARG_INT32(bandarg + 1);
-	if (!PG_ARGISNULL(bandarg))
-		sk_check_band_arg("bands", *bands);
-	if (!PG_ARGISNULL(bandarg + 1))
-		sk_check_band_arg("rows per band", *rows);
+	*bands = PG_ARGISNULL(bandarg) ? 0 :
+		sk_check_band_arg("bands", PG_GETARG_INT64(bandarg));
+	*rows = PG_ARGISNULL(bandarg + 1) ? 0 :
+		sk_check_band_arg("rows per band", PG_GETARG_INT64(bandarg + 1));
 }
 
 /* Column roles of an (id, sketch[, order key]) query. */

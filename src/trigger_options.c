@@ -161,9 +161,14 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 			const char *value = v[NDDUP_TK_THRESHOLD];
 			char	   *end;
 
-			errno = 0;
+			/*
+			 * errno is not consulted: strtod sets ERANGE for a subnormal
+			 * result written in decimal but not for the same value in hex,
+			 * so the canonical (decimal) form of an accepted threshold would
+			 * be refused.  Underflow to 0 and overflow fail the range test.
+			 */
 			a->threshold = strtod(value, &end);
-			if (*value == '\0' || *end != '\0' || errno != 0 ||
+			if (*value == '\0' || *end != '\0' ||
 				!(a->threshold > 0.0 && a->threshold <= 1.0))
 				return fail(err, NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
 		}

@@ -7,39 +7,42 @@
 -- The inputs are query texts run with the caller's privileges, so these
 -- functions are VOLATILE and PARALLEL UNSAFE.  The optional arguments may be
 -- NULL (choose), so the min-hash functions are not STRICT: a NULL query or
--- threshold returns no rows.  The minhash_sketch type is looked up when a
+-- threshold returns no rows.  bands and rows are bigint (the functions take
+-- 1 to 1024) so that a relation form called with an integer threshold,
+-- minhash_pairs('docs', 'id', 'sk', 1), is not taken for the query form.
+-- The minhash_sketch type is looked up when a
 -- function runs (it is created by a later part of this script).
 
 CREATE FUNCTION @extschema@.minhash_pairs(query text, threshold float8,
-	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_pairs_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, integer, integer)
+COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint)
 	IS 'all pairs of rows of a query (id, minhash_sketch) whose estimated resemblance is at least threshold';
 
 CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_column name,
-	threshold float8, bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_pairs_rel'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, integer, integer)
+COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint)
 	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold';
 
 CREATE FUNCTION @extschema@.minhash_join(query_a text, query_b text, threshold float8,
-	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
 	RETURNS TABLE (id_a bigint, id_b bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_join_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, integer, integer)
+COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, bigint, bigint)
 	IS 'similarity join: pairs (a, b) of rows of two queries (id, minhash_sketch) with estimated resemblance at least threshold';
 
 CREATE FUNCTION @extschema@.minhash_clusters(query text, threshold float8,
-	bands integer DEFAULT NULL, "rows" integer DEFAULT NULL, singletons boolean DEFAULT true)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, singletons boolean DEFAULT true)
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'minhash_clusters_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, integer, integer, boolean)
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, boolean)
 	IS 'connected components of the resemblance >= threshold graph of a query (id, minhash_sketch[, order key]); cluster_id is the earliest member';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,

@@ -699,6 +699,14 @@ test_trigger_args(void)
 						NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
 	check_trigger_error(ARGS("fingerprint=fp", "method=minhash", "threshold=0.5x"),
 						NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
+	check_trigger_error(ARGS("fingerprint=fp", "method=minhash", "threshold=1e-400"),
+						NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
+	/* a subnormal threshold is accepted in hex and in decimal alike (fuzz finding) */
+	CHECK(trigger_args(ARGS("fingerprint=mh", "method=minhash", "threshold=0x1p-1036"), &a, &err) ==
+		  NDDUP_TRIGGER_OK && a.threshold == 0x1p-1036, "subnormal threshold in hex");
+	CHECK(trigger_args(ARGS("fingerprint=mh", "method=minhash", "threshold=1.3580773062177743e-312"),
+					   &a, &err) == NDDUP_TRIGGER_OK && a.threshold == 0x1p-1036,
+		  "subnormal threshold in decimal");
 	check_trigger_error(ARGS("fingerprint=fp", "action=drop"), NDDUP_TRIGGER_ACTION, NDDUP_TK_ACTION);
 	check_trigger_error(ARGS("fingerprint=fp", "lock=row"), NDDUP_TRIGGER_LOCK, NDDUP_TK_LOCK);
 	check_trigger_error(ARGS("radius=3"), NDDUP_TRIGGER_NO_COLUMN, -1);
