@@ -463,7 +463,8 @@ class Iteration:
             b = bands or 0
             r = brows or 0
             bad_band = any(v is not None and (v < 1 or v > 1024) for v in (bands, brows))
-            if not bad_band and (b or r):
+            # bands * rows is checked against the k of the first sketch: no sketch, no check
+            if not bad_band and (b or r) and nodes:
                 if b == 0:
                     b = k // r
                 if r == 0:
