@@ -379,6 +379,7 @@ class Iteration:
         unit = rng.choice(["word", "word", "char"])
         ids = self.make_ids(m, "bigint")
         self.m = m
+        self.sketch_ids = [ids[i] for i in range(m) if docs[i] is not None]
         self.sql.append("CREATE TEMP TABLE d (id bigint, body text, ord integer, side boolean, "
                         "s minhash_sketch, ss bigint[]);")
         if m:
@@ -428,6 +429,31 @@ class Iteration:
         self.super_r = rng.randint(-1, self.groups[0] + 1)
         self.check("super_pairs", "SELECT * FROM super_shingle_pairs('SELECT id, ss FROM d', %d)" % self.super_r,
                    "super")
+        self.lsh_checks()
+
+    def lsh_checks(self):
+        """minhash_lsh_ops with random options, queried at random thresholds."""
+        rng = self.rng
+        k = self.k
+        r = rng.random()
+        if r < 0.4:
+            opts = "(threshold = %.2f)" % rng.uniform(0.01, 1.0)
+        elif r < 0.8:
+            b = rng.randint(1, k)
+            opts = "(bands = %d, rows = %d)" % (b, rng.randint(1, k // b))
+        else:
+            opts = ""
+        self.sql.append("CREATE INDEX ON d USING gin (s minhash_lsh_ops%s);" % opts)
+        self.sql.append("SET enable_seqscan = off;")
+        self.lsh_queries = []
+        for q in range(3):
+            qid = self.sketch_ids[rng.randrange(len(self.sketch_ids))] if self.sketch_ids else 0
+            t = rng.choice(["0", "1", "%.2f" % rng.random(), "%.3f" % rng.uniform(0.2, 0.95)])
+            form = rng.choice(["s <@ similar_to((SELECT s FROM d WHERE id = %d), %s)",
+                               "similar(s, (SELECT s FROM d WHERE id = %d), %s)"]) % (qid, t)
+            self.lsh_queries.append(("lsh_%d" % q, qid, float(t)))
+            self.check("lsh_%d" % q, "SELECT id FROM d WHERE %s" % form, "lsh")
+        self.sql.append("RESET enable_seqscan;")
 
     def sketch_oracles(self, truth, truth_rows):
         """Fill in the sketch checks' expectations from the server's jaccard()."""
@@ -478,6 +504,16 @@ class Iteration:
         else:
             bands, brows = self.bands
             out["mh_pairs_bands"] = ("22023", None)
+        # the LSH index answers exactly jaccard(s, q) >= t (a sketch resembles itself: 1)
+        est = {}
+        for a, b, _, e, *_ in pairs:
+            est[(a, b)] = est[(b, a)] = e
+        for name, qid, t in self.lsh_queries:
+            if not self.sketch_ids:
+                out[name] = ("rows", [])
+                continue
+            hits = [(i,) for i in rows if rows[i][2] and (1.0 if i == qid else est.get((i, qid), -1.0)) >= t]
+            out[name] = ("rows", hits)
         if self.super_r < 1:
             out["super_pairs"] = ("22023", None)
         else:
