@@ -34,6 +34,9 @@ INT64_MAX = (1 << 63) - 1
 MASK64 = (1 << 64) - 1
 
 # Functions that keep everything in memory and stop with 53200 beyond work_mem.
+# Expectation of a check that the sketch oracle fills in after the run.
+LATER = "later"
+
 MAY_NEED_WORK_MEM = {
     "clusters_query", "clusters_rel", "from_pairs", "assign",
     "mh_pairs", "mh_pairs_rel", "mh_pairs_bands", "mh_join", "mh_clusters",
@@ -116,9 +119,10 @@ def order_key(ords, ids):
 # ----------------------------------------------------------------------------
 
 class Iteration:
-    def __init__(self, rng, number):
+    def __init__(self, rng, number, stats):
         self.rng = rng
         self.number = number
+        self.stats = stats      # counters shared by all iterations
         self.sql = []
         self.checks = []        # (name, expectation, oracle)
 
@@ -194,9 +198,10 @@ class Iteration:
 
     # -- checks ---------------------------------------------------------------
 
-    def check(self, name, query, expect, oracle=None, subset_of=None):
-        """Queue a check: expect is 'rows' (equal to oracle), 'subset' or an SQLSTATE."""
-        self.checks.append((name, expect, oracle, subset_of))
+    def check(self, name, query, expect, oracle=None):
+        """Queue a check: expect is 'rows' (equal to oracle), 'subset', an SQLSTATE, or
+        LATER when the oracle needs the server's answers (sketch_oracles fills it in)."""
+        self.checks.append((name, expect, oracle))
         self.sql.append("\\echo @@ %s" % name)
         self.sql.append("SELECT * FROM pg_temp.chk(%s);" % sql_str(query))
 
@@ -425,10 +430,10 @@ class Iteration:
         rows = None if rng.random() < 0.3 else rng.choice([rng.randint(1, 8), rng.randint(0, 1100)])
         self.bands = (bands, rows)
         self.check("mh_pairs_bands", "SELECT * FROM minhash_pairs('SELECT id, s FROM d', %s, %s, %s)"
-                   % (t, sql_lit(bands), sql_lit(rows)), "bands")
+                   % (t, sql_lit(bands), sql_lit(rows)), LATER)
         self.super_r = rng.randint(-1, self.groups[0] + 1)
         self.check("super_pairs", "SELECT * FROM super_shingle_pairs('SELECT id, ss FROM d', %d)" % self.super_r,
-                   "super")
+                   LATER)
         self.lsh_checks()
 
     def lsh_checks(self):
@@ -452,7 +457,7 @@ class Iteration:
             form = rng.choice(["s <@ similar_to((SELECT s FROM d WHERE id = %d), %s)",
                                "similar(s, (SELECT s FROM d WHERE id = %d), %s)"]) % (qid, t)
             self.lsh_queries.append(("lsh_%d" % q, qid, float(t)))
-            self.check("lsh_%d" % q, "SELECT id FROM d WHERE %s" % form, "lsh")
+            self.check("lsh_%d" % q, "SELECT id FROM d WHERE %s" % form, LATER)
         self.sql.append("RESET enable_seqscan;")
 
     def sketch_oracles(self, truth, truth_rows):
@@ -464,24 +469,23 @@ class Iteration:
         rows = {int(r[0]): (None if r[1] == "" else int(r[1]), r[2] == "t", r[3] == "t") for r in truth_rows}
         out = {}
         if not self.threshold_bad:
-            t = float(self.threshold_sql.strip("'"))
+            t = float(self.threshold_sql)
             hit = [p for p in pairs if p[3] >= t]
-            out["mh_pairs"] = [(a, b, s) for a, b, s, *_ in hit]
-            out["mh_pairs_rel"] = out["mh_pairs"]
+            found = [(a, b, s) for a, b, s, *_ in hit]
+            out["mh_pairs"] = out["mh_pairs_rel"] = ("rows", found)
             join = []
             for a, b, s, _, sa, sb, *_ in hit:
                 if sa and not sb:
                     join.append((a, b, s))
                 elif sb and not sa:
                     join.append((b, a, s))
-            out["mh_join"] = join
+            out["mh_join"] = ("rows", join)
             singletons, with_ord = self.mh_params
             nodes = [i for i, r in rows.items() if r[2]]
             ords = {i: rows[i][0] for i in nodes}
-            key = (lambda r: (ords[r] is None, ords[r] if ords[r] is not None else 0, r)) if with_ord else (lambda r: r)
+            key = order_key(ords if with_ord else None, {i: i for i in nodes})
             cl = cluster_rows(nodes, [(a, b) for a, b, *_ in hit], singletons, key)
-            out["mh_clusters"] = cl
-            out["mh_clusters_rel"] = cl
+            out["mh_clusters"] = out["mh_clusters_rel"] = ("rows", cl)
             # explicit bands: exact when they cover every pair at the threshold
             k = self.k
             emin = next((e for e in range(k + 1) if e / k >= t), k)
@@ -500,9 +504,8 @@ class Iteration:
                 out["mh_pairs_bands"] = ("22023", None)
             else:
                 exact = (b == 0 and r == 0) or (emin > 0 and b > k - emin)
-                out["mh_pairs_bands"] = ("rows" if exact else "subset", out["mh_pairs"])
+                out["mh_pairs_bands"] = ("rows" if exact else "subset", found)
         else:
-            bands, brows = self.bands
             out["mh_pairs_bands"] = ("22023", None)
         # the LSH index answers exactly jaccard(s, q) >= t (a sketch resembles itself: 1)
         est = {}
@@ -583,17 +586,13 @@ def run_iteration(it, psql, out_dir):
         truth = [line.split("|") for line in blocks.get("truth_sketch", [])]
         truth_rows = [line.split("|") for line in blocks.get("truth_rows", [])]
         sketch_expect = it.sketch_oracles(truth, truth_rows)
-        for name, expect, oracle, _ in it.checks:
+        for name, expect, oracle in it.checks:
             got = blocks.get(name)
             if got is None:
                 problems.append("%s: no output" % name)
                 continue
             if name in sketch_expect:
-                e = sketch_expect[name]
-                if isinstance(e, tuple):
-                    expect, oracle = e
-                else:
-                    expect, oracle = "rows", e
+                expect, oracle = sketch_expect[name]
             errors = [g for g in got if g.startswith("ERROR ")]
             if errors:
                 code = errors[0].split()[1]
@@ -653,8 +652,7 @@ def main():
             break
         if not args.iterations and time.time() - start >= args.seconds:
             break
-        it = Iteration(random.Random("%d/%d" % (args.seed, number)), number)
-        it.stats = stats
+        it = Iteration(random.Random("%d/%d" % (args.seed, number)), number, stats)
         try:
             run_iteration(it, psql, args.out)
         except Failure as e:
