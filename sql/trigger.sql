@@ -251,7 +251,16 @@ SELECT a, try(a) FROM (VALUES
 	('{fingerprint=fp,duplicate_of=id}'),
 	('{fingerprint=fp,duplicate_of=g}'),
 	('{fingerprint=fp,order=fp}'),
-	('{fingerprint=fp,order=body,lock=table,action=skip}')
+	('{fingerprint=fp,order=body,lock=table,action=skip}'),
+	('{fingerprint=fp,radius=}'),
+	('{fingerprint=fp,radius=99999999999999999999}'),
+	('{fingerprint=fp,visibility=everyone}'),
+	('{fingerprint=fp,visibility=CALLER}'),
+	('{fingerprint=fp,visibility=all,scope=body}'),
+	('{fingerprint=fp,scope=nope}'),
+	('{fingerprint=fp,scope=fp}'),
+	('{fingerprint=fp,scope=duplicate_of}'),
+	('{fingerprint=fp,scope=g}')
 ) v(a);
 -- the message in full, with its hint and context
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW

@@ -596,10 +596,12 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_ACTION,
 	NDDUP_TK_LOCK,
 	NDDUP_TK_THRESHOLD,
-	NDDUP_TK_K
+	NDDUP_TK_K,
+	NDDUP_TK_VISIBILITY,
+	NDDUP_TK_SCOPE
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			14
+#define NDDUP_TRIGGER_NKEYS			16
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -625,6 +627,19 @@ typedef enum NddupTriggerLock
 	NDDUP_TRIGGER_LOCK_TABLE	/* one key per table: inserts serialize */
 } NddupTriggerLock;
 
+/*
+ * Which rows the lookup sees: every row (as a foreign-key check), or only the
+ * rows the inserting role may read (its row-level security policies apply).
+ * Unset, the server chooses: the caller's view on a table with row-level
+ * security, every row otherwise.
+ */
+typedef enum NddupTriggerVisibility
+{
+	NDDUP_TRIGGER_VISIBILITY_UNSET,
+	NDDUP_TRIGGER_VISIBILITY_CALLER,
+	NDDUP_TRIGGER_VISIBILITY_ALL
+} NddupTriggerVisibility;
+
 /* The trigger's arguments: the value of each key given, and what they say. */
 typedef struct NddupTriggerArgs
 {
@@ -634,6 +649,7 @@ typedef struct NddupTriggerArgs
 	double		threshold;		/* minhash */
 	NddupTriggerAction action;
 	NddupTriggerLock lock;
+	NddupTriggerVisibility visibility;
 	int32_t		size;			/* signature parameters (source= only) */
 	int32_t		k;
 	const char *unit;			/* "word" or "char" */
@@ -656,10 +672,11 @@ typedef enum NddupTriggerCode
 	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting= or k= without
 								 * source= */
 	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
-	NDDUP_TRIGGER_WEIGHTING		/* weighting= is not tf or set */
+	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
+	NDDUP_TRIGGER_VISIBILITY	/* visibility= is not caller or all */
 } NddupTriggerCode;
 
-#define NDDUP_TRIGGER_NCODES	14
+#define NDDUP_TRIGGER_NCODES	15
 
 typedef struct NddupTriggerError
 {
@@ -667,6 +684,8 @@ typedef struct NddupTriggerError
 	int			arg;			/* NOT_KEY_VALUE, UNKNOWN_KEY: the argument */
 	size_t		key_len;		/* UNKNOWN_KEY: the length of its key */
 	NddupTriggerKey key;		/* DUPLICATE_KEY, NOT_FOR_METHOD, INTEGER */
+	bool		not_number;		/* INTEGER, THRESHOLD: the value is no number
+								 * at all (rather than out of range) */
 	int32_t		min;			/* INTEGER: the range */
 	int32_t		max;
 } NddupTriggerError;
@@ -677,7 +696,8 @@ extern const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS];
  * Three steps, in the order of the server's checks (it looks up the
  * extension's objects after the first and the columns after the second):
  * split key=value and read method=; read radius=, threshold=, action=,
- * lock= and check a column is named; read the signature parameters.
+ * lock=, visibility= and check a column is named; read the signature
+ * parameters.
  */
 extern NddupTriggerCode nddup_trigger_split(int nargs, char *const *args,
 											NddupTriggerArgs *a,

@@ -94,6 +94,7 @@ PG_FUNCTION_INFO_V1(nddup_check_trigger);
 typedef NddupTriggerMethod DedupMethod;
 typedef NddupTriggerAction DedupAction;
 typedef NddupTriggerLock DedupLockMode;
+typedef NddupTriggerVisibility DedupVisibility;
 
 /* The validated arguments of one trigger, resolved against its table. */
 typedef struct DedupConfig
@@ -110,6 +111,10 @@ typedef struct DedupConfig
 	bool		id_typbyval;
 	AttrNumber	dup_attno;		/* duplicate_of column, or 0 */
 	AttrNumber	order_attno;	/* order column (defaults to id) */
+	AttrNumber	scope_attno;	/* scope column, or 0 */
+	Oid			scope_type;
+	Oid			scope_collation;
+	Oid			scope_hash_proc;	/* its hash function, or InvalidOid */
 	int32		size;			/* signature parameters (source only) */
 	char	   *unit;
 	char	   *weighting;		/* simhash */
@@ -118,6 +123,7 @@ typedef struct DedupConfig
 	double		threshold;		/* minhash */
 	DedupAction action;
 	DedupLockMode lock;
+	DedupVisibility visibility; /* resolved: CALLER or ALL */
 	/* objects of the extension */
 	Oid			ext_nsp;
 	Oid			sig_type;		/* simhash64 or minhash_sketch */
@@ -142,9 +148,12 @@ typedef struct DedupCacheEntry
 	Datum		unit_datum;
 	Datum		weighting_datum;
 	Datum		oph_datum;
+	FmgrInfo	scope_hash_finfo;	/* hashes scope values into lock keys */
 	SPIPlanPtr	lookup_insert;	/* the lookup */
 	SPIPlanPtr	lookup_update;	/* the lookup, excluding one ctid */
 	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
+	SPIPlanPtr	lock_original;	/* visibility=caller: lock the original */
+	SPIPlanPtr	dependents;		/* visibility=caller: duplicates of a row */
 	LocalTransactionId lock_lxid;	/* transaction that nkeys counts */
 	int			nkeys;			/* block keys it took */
 } DedupCacheEntry;
@@ -243,7 +252,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
 							pnstrdup(args[err->arg], err->key_len)),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, action and lock.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, scope, action, lock and visibility.")));
 			break;
 		case NDDUP_TRIGGER_DUPLICATE_KEY:
 			ereport(ERROR,
@@ -269,6 +278,12 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					 errhint("method=minhash takes threshold=.")));
 			break;
 		case NDDUP_TRIGGER_INTEGER:
+			if (err->not_number)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("invalid value for %s: \"%s\"", key, value),
+						 errhint("The %s must be an integer between %d and %d.",
+								 key, err->min, err->max)));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s \"%s\" is out of range", key, value),
@@ -276,6 +291,11 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 							 key, err->min, err->max)));
 			break;
 		case NDDUP_TRIGGER_THRESHOLD:
+			if (err->not_number)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("invalid value for threshold: \"%s\"", value),
+						 errhint("The threshold must be a number greater than 0 and at most 1.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("threshold \"%s\" is out of range", value),
@@ -292,6 +312,12 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid lock mode \"%s\"", value),
 					 errhint("Valid lock modes are blocks and table.")));
+			break;
+		case NDDUP_TRIGGER_VISIBILITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid visibility \"%s\"", value),
+					 errhint("Valid visibilities are caller (the rows the inserting role may read) and all (every row).")));
 			break;
 		case NDDUP_TRIGGER_NO_COLUMN:
 			ereport(ERROR,
@@ -557,6 +583,17 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	cfg->action = a.action;
 	cfg->lock = a.lock;
 
+	/*
+	 * On a table with row-level security the lookup sees, unless told
+	 * otherwise, only the rows the inserting role may read: judging against
+	 * rows it may not read would tell it about them (by a mark, a skipped
+	 * row or an error).
+	 */
+	cfg->visibility = a.visibility;
+	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_UNSET)
+		cfg->visibility = rel->rd_rel->relrowsecurity ?
+			NDDUP_TRIGGER_VISIBILITY_CALLER : NDDUP_TRIGGER_VISIBILITY_ALL;
+
 	/* fingerprint and source columns */
 	if (values[NDDUP_TK_FINGERPRINT] != NULL)
 	{
@@ -667,6 +704,30 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		cfg->order_attno = dedup_column(rel, "order", values[NDDUP_TK_ORDER]);
 		dedup_check_ordering(rel, cfg->order_attno, "order");
 	}
+	if (values[NDDUP_TK_SCOPE] != NULL)
+	{
+		Form_pg_attribute att;
+		TypeCacheEntry *tc;
+
+		cfg->scope_attno = dedup_column(rel, "scope", values[NDDUP_TK_SCOPE]);
+		att = TupleDescAttr(desc, cfg->scope_attno - 1);
+		cfg->scope_type = att->atttypid;
+		cfg->scope_collation = att->attcollation;
+		if (att->attgenerated)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scope column \"%s\" cannot be a generated column",
+							values[NDDUP_TK_SCOPE]),
+					 errdetail("Generated columns are computed after BEFORE triggers.")));
+		if (cfg->scope_attno == cfg->fp_attno || cfg->scope_attno == cfg->src_attno ||
+			cfg->scope_attno == cfg->dup_attno)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the scope column must differ from the fingerprint, source and duplicate_of columns")));
+		dedup_check_ordering(rel, cfg->scope_attno, "scope");
+		tc = lookup_type_cache(cfg->scope_type, TYPECACHE_HASH_PROC);
+		cfg->scope_hash_proc = tc->hash_proc;
+	}
 
 	cfg->index_name = dedup_find_index(rel, cfg);
 
@@ -686,11 +747,14 @@ dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		appendStringInfo(&buf, "method=minhash threshold=%g id=%s", cfg->threshold, id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
-	appendStringInfo(&buf, " order=%s action=%s lock=%s index=%s",
-					 values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name,
+	appendStringInfo(&buf, " order=%s", values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name);
+	if (cfg->scope_attno)
+		appendStringInfo(&buf, " scope=%s", values[NDDUP_TK_SCOPE]);
+	appendStringInfo(&buf, " action=%s lock=%s visibility=%s index=%s",
 					 cfg->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 cfg->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
 					 cfg->lock == NDDUP_TRIGGER_LOCK_BLOCKS ? "blocks" : "table",
+					 cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER ? "caller" : "all",
 					 cfg->index_name ? cfg->index_name : "none");
 	cfg->settings = buf.data;
 
@@ -746,6 +810,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 										   "nddup trigger",
 										   ALLOCSET_SMALL_SIZES);
 		entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
+		entry->lock_original = entry->dependents = NULL;
 		entry->lock_lxid = InvalidLocalTransactionId;
 		entry->nkeys = 0;
 		memset(&entry->config, 0, sizeof(entry->config));
@@ -760,7 +825,12 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		SPI_freeplan(entry->lookup_update);
 	if (entry->repoint)
 		SPI_freeplan(entry->repoint);
+	if (entry->lock_original)
+		SPI_freeplan(entry->lock_original);
+	if (entry->dependents)
+		SPI_freeplan(entry->dependents);
 	entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
+	entry->lock_original = entry->dependents = NULL;
 	MemoryContextReset(entry->cxt);
 	memset(&entry->config, 0, sizeof(entry->config));
 
@@ -773,6 +843,8 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		entry->unit_datum = CStringGetTextDatum(entry->config.unit);
 		entry->weighting_datum = CStringGetTextDatum(entry->config.weighting);
 		entry->oph_datum = CStringGetTextDatum("oph");
+		if (OidIsValid(entry->config.scope_hash_proc))
+			fmgr_info_cxt(entry->config.scope_hash_proc, &entry->scope_hash_finfo, entry->cxt);
 	}
 	PG_CATCH();
 	{
@@ -857,83 +929,131 @@ dedup_col(const DedupConfig *cfg, AttrNumber attno)
 	return psprintf("t.%s", quote_identifier(get_attname(cfg->relid, attno, false)));
 }
 
+/* The id column's equality operator, as OPERATOR(schema.=). */
+static char *
+dedup_id_equals(const DedupConfig *cfg)
+{
+	TypeCacheEntry *tc = lookup_type_cache(cfg->id_type, TYPECACHE_EQ_OPR);
+
+	return dedup_operator_name(tc->eq_opr);
+}
+
 /*
  * Prepare the plans of an entry (inside SPI):
  *
  *	SELECT t.id, <fp> FROM ONLY <table> t
  *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
  *	   (method=minhash: ext.similar_to($1, $2), $2 the threshold)
- *	   AND t.duplicate_of IS NULL [AND t.ctid OPERATOR(pg_catalog.<>) $3]
- *	 ORDER BY ROW(t.order, t.id) LIMIT 1 FOR KEY SHARE OF t
+ *	   AND t.duplicate_of IS NULL [AND t.scope = $3]
+ *	   [AND t.ctid OPERATOR(pg_catalog.<>) $3 or $4]
+ *	 ORDER BY ROW(t.order, t.id) LIMIT 1 [FOR KEY SHARE OF t]
  *
  * with a generic plan (the center and radius are parameters, so the plan
  * does not flip to a sequential scan at large radii).  The ORDER BY is a row
  * so that no btree index on the id can provide the order: with the generic
  * estimate of 0.1 % matching rows, the planner would otherwise walk the
  * primary key and filter every row until the first match (the whole table
- * when there is none) rather than ask the near-duplicate index.  And
+ * when there is none) rather than ask the near-duplicate index.  The lookup
+ * locks the original it finds, like a foreign-key check, when it runs as the
+ * table owner (visibility=all); with visibility=caller it runs as the
+ * inserting role, who need not have the UPDATE privilege that FOR KEY SHARE
+ * asks for, and the owner locks the row afterwards:
+ *
+ *	SELECT 1 FROM ONLY <table> t WHERE t.id = $1 AND t.duplicate_of IS NULL
+ *	 FOR KEY SHARE OF t
+ *
+ * The duplicates of a row that becomes a duplicate are re-pointed with
  *
  *	UPDATE ONLY <table> t SET duplicate_of = $1 WHERE t.duplicate_of = $2
+ *	 [AND t.id = $3]
  *
+ * (visibility=caller: one id at a time, the ids of the duplicates the role
+ * may read, from SELECT t.id FROM ONLY <table> t WHERE t.duplicate_of = $1).
  * Every name is qualified: the caller's search_path cannot redirect them.
  */
 static void
 dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 {
 	const DedupConfig *cfg = &entry->config;
+	bool		caller = (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER);
 	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
 	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 												   RelationGetRelationName(rel));
 	char	   *fpexpr;
 	char	   *id = dedup_col(cfg, cfg->id_attno);
+	char	   *dup = cfg->dup_attno ? dedup_col(cfg, cfg->dup_attno) : NULL;
 	StringInfoData base;
 	StringInfoData tail;
 	char	   *sql;
-	Oid			argtypes[3];
+	Oid			argtypes[4];
+	int			nargs = 2;
 
 	if (cfg->fp_attno)
 		fpexpr = dedup_col(cfg, cfg->fp_attno);
 	else
 		fpexpr = dedup_source_call(cfg, dedup_col(cfg, cfg->src_attno), true);
 
+	argtypes[0] = cfg->sig_type;
+	argtypes[1] = cfg->method == NDDUP_TRIGGER_SIMHASH ? INT4OID : FLOAT8OID;
 	initStringInfo(&base);
 	appendStringInfo(&base,
 					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
 					 id, fpexpr, table, fpexpr, nsp, nsp,
 					 cfg->method == NDDUP_TRIGGER_SIMHASH ? "ball" : "similar_to", id);
-	if (cfg->dup_attno)
-		appendStringInfo(&base, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
+	if (dup)
+		appendStringInfo(&base, " AND %s IS NULL", dup);
+	if (cfg->scope_attno)
+	{
+		TypeCacheEntry *tc = lookup_type_cache(cfg->scope_type, TYPECACHE_EQ_OPR);
+
+		argtypes[nargs++] = cfg->scope_type;
+		appendStringInfo(&base, " AND %s %s $%d", dedup_col(cfg, cfg->scope_attno),
+						 dedup_operator_name(tc->eq_opr), nargs);
+	}
 	initStringInfo(&tail);
 	appendStringInfoString(&tail, " ORDER BY ROW(");
 	if (cfg->order_attno != cfg->id_attno)
 		appendStringInfo(&tail, "%s, ", dedup_col(cfg, cfg->order_attno));
-	appendStringInfo(&tail, "%s) LIMIT 1 FOR KEY SHARE OF t", id);
+	appendStringInfo(&tail, "%s) LIMIT 1%s", id, caller ? "" : " FOR KEY SHARE OF t");
 
-	argtypes[0] = cfg->sig_type;
-	argtypes[1] = cfg->method == NDDUP_TRIGGER_SIMHASH ? INT4OID : FLOAT8OID;
-	argtypes[2] = TIDOID;
 	if (entry->lookup_insert == NULL)
 	{
 		sql = psprintf("%s%s", base.data, tail.data);
-		entry->lookup_insert = dedup_prepare(sql, 2, argtypes);
+		entry->lookup_insert = dedup_prepare(sql, nargs, argtypes);
 	}
 	if (entry->lookup_update == NULL)
 	{
-		sql = psprintf("%s AND t.ctid OPERATOR(pg_catalog.<>) $3%s", base.data, tail.data);
-		entry->lookup_update = dedup_prepare(sql, 3, argtypes);
+		argtypes[nargs] = TIDOID;
+		sql = psprintf("%s AND t.ctid OPERATOR(pg_catalog.<>) $%d%s", base.data, nargs + 1,
+					   tail.data);
+		entry->lookup_update = dedup_prepare(sql, nargs + 1, argtypes);
 	}
-	if (entry->repoint == NULL && cfg->dup_attno)
+	if (caller && entry->lock_original == NULL)
 	{
-		TypeCacheEntry *tc = lookup_type_cache(cfg->id_type, TYPECACHE_EQ_OPR);
+		argtypes[0] = cfg->id_type;
+		sql = psprintf("SELECT 1 FROM ONLY %s t WHERE %s %s $1%s%s FOR KEY SHARE OF t",
+					   table, id, dedup_id_equals(cfg), dup ? " AND " : "",
+					   dup ? psprintf("%s IS NULL", dup) : "");
+		entry->lock_original = dedup_prepare(sql, 1, argtypes);
+	}
+	if (entry->repoint == NULL && dup)
+	{
+		const char *equals = dedup_id_equals(cfg);
 
-		sql = psprintf("UPDATE ONLY %s t SET %s = $1 WHERE %s %s $2",
+		sql = psprintf("UPDATE ONLY %s t SET %s = $1 WHERE %s %s $2%s",
 					   table,
 					   quote_identifier(get_attname(cfg->relid, cfg->dup_attno, false)),
-					   dedup_col(cfg, cfg->dup_attno),
-					   dedup_operator_name(tc->eq_opr));
+					   dup, equals,
+					   caller ? psprintf(" AND %s %s $3", id, equals) : "");
+		argtypes[0] = argtypes[1] = argtypes[2] = cfg->id_type;
+		entry->repoint = dedup_prepare(sql, caller ? 3 : 2, argtypes);
+	}
+	if (caller && dup && entry->dependents == NULL)
+	{
+		sql = psprintf("SELECT %s FROM ONLY %s t WHERE %s %s $1 AND %s IS NOT NULL",
+					   id, table, dup, dedup_id_equals(cfg), id);
 		argtypes[0] = cfg->id_type;
-		argtypes[1] = cfg->id_type;
-		entry->repoint = dedup_prepare(sql, 2, argtypes);
+		entry->dependents = dedup_prepare(sql, 1, argtypes);
 	}
 }
 
@@ -1060,13 +1180,15 @@ dedup_band_keys(const DedupConfig *cfg, Datum sketch, uint32 *keys)
  * Take the transaction-scoped advisory locks that serialize the judgement
  * of near-duplicate signatures: the table key in share mode, then every
  * pigeonhole key of every signature in exclusive mode, in ascending order
- * (so that two triggers never wait for each other in a cycle).  lock=table
+ * (so that two triggers never wait for each other in a cycle).  With a
+ * scope column each key is mixed with the hash of the signature's scope
+ * value, so rows of different scopes do not wait for each other.  lock=table
  * takes the table key in exclusive mode instead, which conflicts with
  * everything the block mode takes; so does a transaction that has taken
  * NDDUP_LOCK_ESCALATE block keys.
  */
 static void
-dedup_lock(DedupCacheEntry *entry, const Datum *sigs, int nsigs)
+dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes, int nsigs)
 {
 	const DedupConfig *cfg = &entry->config;
 	LOCKTAG		tag;
@@ -1090,11 +1212,17 @@ dedup_lock(DedupCacheEntry *entry, const Datum *sigs, int nsigs)
 				  (cfg->method == NDDUP_TRIGGER_SIMHASH ? cfg->radius + 1 : NDDUP_MINHASH_MAX_K));
 	for (int f = 0; f < nsigs; f++)
 	{
+		int			first = nkeys;
+
 		if (cfg->method == NDDUP_TRIGGER_MINHASH)
 			nkeys += dedup_band_keys(cfg, sigs[f], keys + nkeys);
 		else
 			for (int b = 0; b <= cfg->radius; b++)
 				keys[nkeys++] = dedup_block_key(DatumGetSimhash64(sigs[f]), cfg->radius, b);
+		/* rows of different scopes are never judged against each other */
+		if (cfg->scope_attno)
+			for (int i = first; i < nkeys; i++)
+				keys[i] = hash_combine(keys[i], scopes[f]);
 	}
 	qsort(keys, nkeys, sizeof(uint32), dedup_key_cmp);
 	for (int i = 0; i < nkeys; i++)
@@ -1133,31 +1261,22 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
 }
 
 /*
- * Find the earliest original near sig (excluding the row at
- * ctid on UPDATE).  Under READ COMMITTED the statement's fresh snapshot sees
- * every transaction that held one of our lock keys.  Under REPEATABLE READ
- * and SERIALIZABLE the transaction snapshot may miss a near-duplicate that
- * committed after it was taken: the lookup then runs both with the latest
- * snapshot and with the transaction snapshot, and a different answer is a
- * serialization failure.
+ * Run the lookup once (as the current user) and read its answer.  Under
+ * READ COMMITTED the statement's fresh snapshot sees every transaction that
+ * held one of our lock keys.  Under REPEATABLE READ and SERIALIZABLE the
+ * transaction snapshot may miss a near-duplicate that committed after it was
+ * taken: the lookup then runs both with the latest snapshot and with the
+ * transaction snapshot, and a different answer is a serialization failure.
  */
 static void
-dedup_lookup(DedupCacheEntry *entry, Datum sig, ItemPointer ctid,
-			 DedupFound *res)
+dedup_lookup_once(const DedupConfig *cfg, SPIPlanPtr plan, Datum *values,
+				  DedupFound *res)
 {
-	const DedupConfig *cfg = &entry->config;
-	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
-	Datum		values[NDDUP_TK_RADIUS];
 	int			rc;
-
-	values[NDDUP_TK_FINGERPRINT] = sig;
-	values[NDDUP_TK_SOURCE] = cfg->method == NDDUP_TRIGGER_SIMHASH ? Int32GetDatum(cfg->radius)
-		: Float8GetDatum(cfg->threshold);
-	values[NDDUP_TK_METHOD] = PointerGetDatum(ctid);
 
 	if (IsolationUsesXactSnapshot())
 	{
-		DedupFound latest;
+		DedupFound	latest;
 		bool		same;
 
 		rc = SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(),
@@ -1186,23 +1305,168 @@ dedup_lookup(DedupCacheEntry *entry, Datum sig, ItemPointer ctid,
 	dedup_read_result(cfg, res);
 }
 
-/* Point the duplicates of a row that became a duplicate at its original. */
-static void
-dedup_repoint(DedupCacheEntry *entry, Datum new_original, Datum old_id)
+/* The identity and security context of a trigger call, to switch back to. */
+typedef struct DedupUser
 {
-	Datum		values[NDDUP_TK_METHOD];
+	Oid			userid;
+	int			sec_context;
+} DedupUser;
+
+/*
+ * Act as the table owner, ignoring row-level security, as a foreign-key
+ * check does; remembers the identity to return to in *saved.
+ */
+static void
+dedup_become_owner(Relation rel, DedupUser *saved)
+{
+	GetUserIdAndSecContext(&saved->userid, &saved->sec_context);
+	SetUserIdAndSecContext(rel->rd_rel->relowner,
+						   saved->sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_NOFORCE_RLS);
+}
+
+/* Return to the identity saved by dedup_become_owner(). */
+static void
+dedup_restore_user(const DedupUser *saved)
+{
+	SetUserIdAndSecContext(saved->userid, saved->sec_context);
+}
+
+/*
+ * Find the earliest original near sig in the scope (excluding the row at
+ * ctid on UPDATE) and lock it FOR KEY SHARE, so that it cannot be deleted
+ * or stop being an original before we commit.  visibility=all: one statement,
+ * as the table owner.  visibility=caller: the lookup runs as the current
+ * user, whose row-level security policies apply, and the owner then locks
+ * the row found; if it was deleted or became a duplicate in between, the
+ * lookup runs again with a newer snapshot.
+ */
+static void
+dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
+			 ItemPointer ctid, DedupFound *res)
+{
+	const DedupConfig *cfg = &entry->config;
+	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
+	Datum		values[4];
+	int			nvalues = 0;
+	DedupUser	saved;
+
+	values[nvalues++] = sig;
+	values[nvalues++] = cfg->method == NDDUP_TRIGGER_SIMHASH ? Int32GetDatum(cfg->radius)
+		: Float8GetDatum(cfg->threshold);
+	if (cfg->scope_attno)
+		values[nvalues++] = scope;
+	values[nvalues] = PointerGetDatum(ctid);
+
+	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_ALL)
+	{
+		dedup_become_owner(rel, &saved);
+		dedup_lookup_once(cfg, plan, values, res);
+		dedup_restore_user(&saved);
+		return;
+	}
+	for (;;)
+	{
+		Datum		id;
+		int			rc;
+
+		dedup_lookup_once(cfg, plan, values, res);
+		if (!res->found)
+			return;
+		id = res->id;
+		dedup_become_owner(rel, &saved);
+		rc = SPI_execute_plan(entry->lock_original, &id, NULL, false, 1);
+		dedup_restore_user(&saved);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+		if (SPI_processed > 0)
+			return;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Point the duplicates of a row that became a duplicate at its original:
+ * every such row (visibility=all), or those the current user may read
+ * (visibility=caller; the owner updates them one by one), so that nothing
+ * the user may not read changes because of its update.
+ */
+static void
+dedup_repoint(DedupCacheEntry *entry, Relation rel, Datum new_original, Datum old_id)
+{
+	const DedupConfig *cfg = &entry->config;
+	Datum		values[3];
+	Datum	   *ids = NULL;
+	uint64		nids = 0;
+	DedupUser	saved;
 	int			rc;
 
-	values[NDDUP_TK_FINGERPRINT] = new_original;
-	values[NDDUP_TK_SOURCE] = old_id;
-	if (IsolationUsesXactSnapshot())
-		rc = SPI_execute_snapshot(entry->repoint, values, NULL,
-								  GetLatestSnapshot(), GetTransactionSnapshot(),
-								  false, true, 0);
-	else
-		rc = SPI_execute_plan(entry->repoint, values, NULL, false, 0);
-	if (rc != SPI_OK_UPDATE)
-		elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+	values[0] = new_original;
+	values[1] = old_id;
+	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER)
+	{
+		rc = SPI_execute_plan(entry->dependents, &old_id, NULL, false, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+		nids = SPI_processed;
+		ids = palloc(sizeof(Datum) * Max(nids, 1));
+		for (uint64 i = 0; i < nids; i++)
+		{
+			bool		isnull;
+
+			ids[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+			ids[i] = datumCopy(ids[i], cfg->id_typbyval, cfg->id_typlen);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+
+	dedup_become_owner(rel, &saved);
+	for (uint64 i = 0; i < (ids ? nids : 1); i++)
+	{
+		if (ids)
+			values[2] = ids[i];
+		if (IsolationUsesXactSnapshot())
+			rc = SPI_execute_snapshot(entry->repoint, values, NULL,
+									  GetLatestSnapshot(), GetTransactionSnapshot(),
+									  false, true, 0);
+		else
+			rc = SPI_execute_plan(entry->repoint, values, NULL, false, 0);
+		if (rc != SPI_OK_UPDATE)
+			elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
+	}
+	dedup_restore_user(&saved);
+}
+
+/*
+ * visibility=caller: the current user must be able to read the columns the
+ * lookup reads, or the check could not see the rows it is meant to see.
+ */
+static void
+dedup_check_caller(const DedupConfig *cfg, Relation rel, Trigger *trigger)
+{
+	AttrNumber	cols[6];
+	int			ncols = 0;
+	Oid			userid = GetUserId();
+
+	if (pg_class_aclcheck(cfg->relid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return;
+	cols[ncols++] = cfg->id_attno;
+	cols[ncols++] = cfg->fp_attno ? cfg->fp_attno : cfg->src_attno;
+	cols[ncols++] = cfg->order_attno;
+	if (cfg->dup_attno)
+		cols[ncols++] = cfg->dup_attno;
+	if (cfg->scope_attno)
+		cols[ncols++] = cfg->scope_attno;
+	for (int i = 0; i < ncols; i++)
+		if (pg_attribute_aclcheck(cfg->relid, cols[i], userid, ACL_SELECT) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for column \"%s\" of relation \"%s\"",
+							get_attname(cfg->relid, cols[i], false),
+							RelationGetRelationName(rel)),
+					 errdetail("Trigger \"%s\" judges new rows against the rows the inserting role may read (visibility=caller), and role \"%s\" may not read this column.",
+							   trigger->tgname, GetUserNameFromId(userid, false)),
+					 errhint("Grant SELECT on the column, or give the trigger visibility=all to judge against every row (which tells the role about rows it may not read).")));
 }
 
 /* Raise the error of action=error. */
@@ -1245,6 +1509,33 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 			 errtableconstraint(rel, trigger->tgname)));
 }
 
+/*
+ * The scope value of a row and its hash for the lock keys; false when the
+ * row has no scope value (NULL), or true with *scope 0 when the trigger has
+ * no scope column.
+ */
+static bool
+dedup_row_scope(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
+				Datum *scope, uint32 *hash)
+{
+	const DedupConfig *cfg = &entry->config;
+	bool		isnull;
+
+	*scope = (Datum) 0;
+	*hash = 0;
+	if (cfg->scope_attno == 0)
+		return true;
+	*scope = heap_getattr(tuple, cfg->scope_attno, desc, &isnull);
+	if (isnull)
+		return false;
+	if (OidIsValid(cfg->scope_hash_proc))
+		*hash = DatumGetUInt32(FunctionCall1Coll(&entry->scope_hash_finfo,
+												 cfg->scope_collation, *scope));
+	else
+		*hash = 1;				/* one key for all scopes: more waits, no misses */
+	return true;
+}
+
 /* Judge one row; returns the row to store, or NULL to skip it. */
 static HeapTuple
 dedup_judge(DedupCacheEntry *entry, TriggerData *td)
@@ -1257,6 +1548,10 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	HeapTuple	oldtuple = is_update ? td->tg_trigtuple : NULL;
 	Datum		fp = (Datum) 0;
 	Datum		oldfp = (Datum) 0;
+	Datum		scope;
+	Datum		oldscope;
+	uint32		scope_hash;
+	uint32		oldscope_hash = 0;
 	bool		has_fp;
 	bool		has_oldfp = false;
 	bool		old_original = false;
@@ -1266,10 +1561,9 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	Datum		vals[2];
 	bool		nulls[2];
 	Datum		lockfps[2];
+	uint32		lockscopes[2];
 	int			nlockfps = 0;
 	DedupFound	res;
-	Oid			save_userid;
-	int			save_sec_context;
 
 	has_fp = dedup_row_sig(entry, newtuple, desc, false, &fp);
 
@@ -1281,11 +1575,22 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 		nulls[ncols] = !has_fp;
 		ncols++;
 	}
+	/* a row without a scope value is not judged, like one without text */
+	if (!dedup_row_scope(entry, newtuple, desc, &scope, &scope_hash))
+		has_fp = false;
 
 	if (is_update)
 	{
+		bool		same_scope = true;
+
 		has_oldfp = dedup_row_sig(entry, oldtuple, desc, true, &oldfp);
-		if (has_fp == has_oldfp && (!has_fp || dedup_sig_equal(cfg, fp, oldfp)))
+		if (!dedup_row_scope(entry, oldtuple, desc, &oldscope, &oldscope_hash))
+			has_oldfp = false;
+		else if (cfg->scope_attno && has_fp)
+			same_scope = datumIsEqual(scope, oldscope,
+									  TupleDescAttr(desc, cfg->scope_attno - 1)->attbyval,
+									  TupleDescAttr(desc, cfg->scope_attno - 1)->attlen);
+		if (has_fp == has_oldfp && same_scope && (!has_fp || dedup_sig_equal(cfg, fp, oldfp)))
 			goto done;			/* same fingerprint: keep the judgement */
 		old_original = (cfg->dup_attno == 0);
 		if (cfg->dup_attno)
@@ -1298,31 +1603,30 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	res.found = false;
 	if (has_fp)
 	{
+		if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER)
+			dedup_check_caller(cfg, rel, td->tg_trigger);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		dedup_prepare_plans(entry, rel);
 
+		lockscopes[nlockfps] = scope_hash;
 		lockfps[nlockfps++] = fp;
 		/* an original that changes: its old neighbours must wait for us */
 		if (old_original && has_oldfp)
+		{
+			lockscopes[nlockfps] = oldscope_hash;
 			lockfps[nlockfps++] = oldfp;
-		dedup_lock(entry, lockfps, nlockfps);
+		}
+		dedup_lock(entry, lockfps, lockscopes, nlockfps);
 
-		/* the lookup sees every row, as a foreign-key check does */
-		GetUserIdAndSecContext(&save_userid, &save_sec_context);
-		SetUserIdAndSecContext(rel->rd_rel->relowner,
-							   save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
-							   SECURITY_NOFORCE_RLS);
-		dedup_lookup(entry, fp, is_update ? &oldtuple->t_self : NULL, &res);
-
+		dedup_lookup(entry, rel, fp, scope, is_update ? &oldtuple->t_self : NULL, &res);
 		if (res.found && cfg->action == NDDUP_TRIGGER_MARK && old_original)
 		{
 			Datum		oldid = heap_getattr(oldtuple, cfg->id_attno, desc, &isnull);
 
 			if (!isnull)
-				dedup_repoint(entry, res.id, oldid);
+				dedup_repoint(entry, rel, res.id, oldid);
 		}
-		SetUserIdAndSecContext(save_userid, save_sec_context);
 		SPI_finish();
 	}
 

@@ -4,8 +4,8 @@
  *	  The arguments of nddup_dedup_trigger, key=value strings, in pure C
  *	  (src/trigger.c raises the errors and resolves the columns).
  *
- * Keys and the values of method=, action= and lock= are case-insensitive
- * (as PostgreSQL's pg_strcasecmp compares); unit= and weighting= are not.
+ * Keys and the values of method=, action=, lock= and visibility= are
+ * case-insensitive (as pg_strcasecmp compares); unit= and weighting= are not.
  * Integers are read by strtol (leading spaces and a sign allowed), the
  * threshold by strtod.  See docs/trigger.md.
  *
@@ -21,7 +21,7 @@
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",
 	"weighting", "id", "duplicate_of", "order", "action", "lock",
-	"threshold", "k"
+	"threshold", "k", "visibility", "scope"
 };
 
 /* One byte folded to lower case as pg_strcasecmp folds it. */
@@ -76,6 +76,8 @@ int_arg(const NddupTriggerArgs *a, NddupTriggerKey key, int32_t min, int32_t max
 	{
 		err->min = min;
 		err->max = max;
+		/* no digits, or something after them: not a number at all */
+		err->not_number = (end == value || *end != '\0');
 		return fail(err, NDDUP_TRIGGER_INTEGER, key);
 	}
 	*out = (int32_t) v;
@@ -131,9 +133,9 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
 
 /*
  * Read the method's parameter (radius= or threshold=, defaults 12 and 0.3),
- * action= and lock=, and check that fingerprint= or source= is given.
- * Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION, LOCK,
- * NO_COLUMN.
+ * action=, lock= and visibility=, and check that fingerprint= or source= is
+ * given.  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
+ * LOCK, VISIBILITY, NO_COLUMN.
  */
 NddupTriggerCode
 nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
@@ -170,7 +172,10 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 			a->threshold = strtod(value, &end);
 			if (*value == '\0' || *end != '\0' ||
 				!(a->threshold > 0.0 && a->threshold <= 1.0))
+			{
+				err->not_number = (end == value || *end != '\0');
 				return fail(err, NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
+			}
 		}
 	}
 
@@ -195,6 +200,16 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 			a->lock = NDDUP_TRIGGER_LOCK_TABLE;
 		else
 			return fail(err, NDDUP_TRIGGER_LOCK, NDDUP_TK_LOCK);
+	}
+	a->visibility = NDDUP_TRIGGER_VISIBILITY_UNSET;
+	if (v[NDDUP_TK_VISIBILITY] != NULL)
+	{
+		if (same_word(v[NDDUP_TK_VISIBILITY], "caller"))
+			a->visibility = NDDUP_TRIGGER_VISIBILITY_CALLER;
+		else if (same_word(v[NDDUP_TK_VISIBILITY], "all"))
+			a->visibility = NDDUP_TRIGGER_VISIBILITY_ALL;
+		else
+			return fail(err, NDDUP_TRIGGER_VISIBILITY, NDDUP_TK_VISIBILITY);
 	}
 	if (v[NDDUP_TK_FINGERPRINT] == NULL && v[NDDUP_TK_SOURCE] == NULL)
 		return fail(err, NDDUP_TRIGGER_NO_COLUMN, 0);

@@ -21,6 +21,7 @@
  */
 #define HARNESS "fuzz_trigger_args"
 #include <ctype.h>
+#include <limits.h>
 
 #include "fuzz_io.h"
 
@@ -132,6 +133,7 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 		case NDDUP_TRIGGER_THRESHOLD:
 		case NDDUP_TRIGGER_ACTION:
 		case NDDUP_TRIGGER_LOCK:
+		case NDDUP_TRIGGER_VISIBILITY:
 		case NDDUP_TRIGGER_NOT_FOR_METHOD:
 			CHECK(value != NULL, "code %d names key %s, which is not given", (int) code,
 				  nddup_trigger_keys[err->key]);
@@ -140,6 +142,10 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 			CHECK(value != NULL && err->min < err->max, "INTEGER fields");
 			CHECK(!ref_integer(value, err->min, err->max), "%s=\"%s\" rejected",
 				  nddup_trigger_keys[err->key], value);
+			/* not a number: no integer prefix (as strtol reads), or more after it */
+			CHECK(err->not_number == !ref_integer(value, LONG_MIN / 2, LONG_MAX / 2),
+				  "%s=\"%s\": not_number %d", nddup_trigger_keys[err->key], value,
+				  (int) err->not_number);
 			break;
 		case NDDUP_TRIGGER_UNIT:
 			CHECK(a->unit != NULL && strcmp(a->unit, "word") != 0 &&
@@ -188,10 +194,11 @@ static bool
 same_result(const NddupTriggerArgs *a, const NddupTriggerArgs *b)
 {
 	static const NddupTriggerKey columns[] = {
-		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER
+		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER,
+		NDDUP_TK_SCOPE
 	};
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 	{
 		const char *x = a->values[columns[i]],
 				   *y = b->values[columns[i]];
@@ -200,6 +207,7 @@ same_result(const NddupTriggerArgs *a, const NddupTriggerArgs *b)
 			return false;
 	}
 	return a->method == b->method && a->action == b->action && a->lock == b->lock &&
+		a->visibility == b->visibility &&
 		(a->method == NDDUP_TRIGGER_SIMHASH ? a->radius == b->radius :
 		 memcmp(&a->threshold, &b->threshold, sizeof(double)) == 0) &&
 		a->size == b->size && a->k == b->k && strcmp(a->unit, b->unit) == 0 &&
@@ -211,10 +219,11 @@ static void
 canonical(const NddupTriggerArgs *a, NddupBuf *out)
 {
 	static const NddupTriggerKey columns[] = {
-		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER
+		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER,
+		NDDUP_TK_SCOPE
 	};
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		if (a->values[columns[i]] != NULL)
 			nddup_buf_printf(out, "%s=%s\n", nddup_trigger_keys[columns[i]],
 							 a->values[columns[i]]);
@@ -226,6 +235,9 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 					 a->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 a->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
 					 a->lock == NDDUP_TRIGGER_LOCK_BLOCKS ? "blocks" : "table");
+	if (a->visibility != NDDUP_TRIGGER_VISIBILITY_UNSET)
+		nddup_buf_printf(out, "\nvisibility=%s",
+						 a->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER ? "caller" : "all");
 	if (a->values[NDDUP_TK_SOURCE] == NULL)
 		return;
 	nddup_buf_printf(out, "\nsize=%d\nunit=%s", (int) a->size, a->unit);

@@ -722,6 +722,31 @@ test_trigger_args(void)
 	check_trigger_error(ARGS("size=0", "action=drop"), NDDUP_TRIGGER_ACTION, NDDUP_TK_ACTION);
 	CHECK(trigger_args(ARGS("source=body", "size=65"), &a, &err) == NDDUP_TRIGGER_INTEGER &&
 		  err.min == 1 && err.max == 64, "size range 1 to 64");
+	/* no number at all (22P02 in the server) against out of range (22023) */
+	CHECK(trigger_args(ARGS("fingerprint=fp", "radius=abc"), &a, &err) == NDDUP_TRIGGER_INTEGER &&
+		  err.not_number, "radius=abc: not a number");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "radius=3x"), &a, &err) == NDDUP_TRIGGER_INTEGER &&
+		  err.not_number, "radius=3x: not a number");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "radius="), &a, &err) == NDDUP_TRIGGER_INTEGER &&
+		  err.not_number, "radius=: not a number");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "radius=33"), &a, &err) == NDDUP_TRIGGER_INTEGER &&
+		  !err.not_number, "radius=33: out of range");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "radius=99999999999999999999"), &a, &err) ==
+		  NDDUP_TRIGGER_INTEGER && !err.not_number, "radius overflow: out of range");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "method=minhash", "threshold=high"), &a, &err) ==
+		  NDDUP_TRIGGER_THRESHOLD && err.not_number, "threshold=high: not a number");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "method=minhash", "threshold=2"), &a, &err) ==
+		  NDDUP_TRIGGER_THRESHOLD && !err.not_number, "threshold=2: out of range");
+	/* visibility= and scope= */
+	CHECK(trigger_args(ARGS("fingerprint=fp"), &a, &err) == NDDUP_TRIGGER_OK &&
+		  a.visibility == NDDUP_TRIGGER_VISIBILITY_UNSET, "visibility unset by default");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "Visibility=CALLER", "scope=site"), &a, &err) ==
+		  NDDUP_TRIGGER_OK && a.visibility == NDDUP_TRIGGER_VISIBILITY_CALLER &&
+		  strcmp(a.values[NDDUP_TK_SCOPE], "site") == 0, "visibility=caller, scope=site");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "visibility=all"), &a, &err) == NDDUP_TRIGGER_OK &&
+		  a.visibility == NDDUP_TRIGGER_VISIBILITY_ALL, "visibility=all");
+	check_trigger_error(ARGS("fingerprint=fp", "visibility=owner"), NDDUP_TRIGGER_VISIBILITY,
+						NDDUP_TK_VISIBILITY);
 }
 
 /* Run the suites; the number of failures. */
