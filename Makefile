@@ -1,16 +1,28 @@
 # nddup: near-duplicate detection for PostgreSQL (PGXS build)
+#
+# src/core     the pure-C core (no PostgreSQL include): text pipeline, hashes,
+#              simhash, min-hash, text/binary forms; built and tested alone
+# src/types    the SQL types and their functions
+# src/index    operator classes and planner support
+# src/batch    set-returning batch functions (pairs, joins, clusters)
+# src/trigger  the insert-time trigger
+# src/module.c module entry point and settings
 
 EXTENSION = nddup
 EXTVERSION = 0.1
 MODULE_big = nddup
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+SRC_DIRS = src/core src/types src/index src/batch src/trigger
+OBJS = src/module.o $(patsubst %.c,%.o,$(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))))
 
 # The install script is assembled from the fragments in sql/install, in
-# file-name order; the regression tests are every other sql/*.sql.
+# file-name order.
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 INSTALL_PARTS = $(sort $(wildcard sql/install/*.sql))
-REGRESS = $(filter-out $(EXTENSION)--%,$(basename $(notdir $(sort $(wildcard sql/*.sql)))))
-REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+# The regression tests: test/sql/NAME.sql against test/expected/NAME.out,
+# every file there, in name order (scripts/test.sh runs the same list).
+REGRESS = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -O2
@@ -23,21 +35,23 @@ include $(PGXS)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
 	cat $^ > $@
 
+# Print the regression test list (scripts/test.sh).
+print-regress:
+	@echo $(REGRESS)
+
 # Pure-C core unit tests, built outside the server with sanitizers; a second
 # build without the SIMD code paths runs the simhash and one-pass suites.
-CORE_SRCS = src/buffers.c src/normalize.c src/tokenize.c src/simhash.c src/minhash.c \
-	src/simhash_format.c src/sketch_format.c src/imatch_format.c src/trigger_options.c
-UNIT_SRCS = test/unit/test_core.c test/unit/test_text.c test/unit/test_minhash.c test/unit/test_scan.c \
-	test/unit/test_format.c
+CORE_SRCS = $(sort $(wildcard src/core/*.c))
+UNIT_SRCS = $(sort $(wildcard test/unit/test_*.c))
 UNIT_CFLAGS = -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Wall -Wextra -Isrc -Itest/unit
-unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/nddup.h
+	-Wall -Wextra -Isrc/core -Itest/unit
+unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/core/nddup_core.h
 	$(CC) $(UNIT_CFLAGS) -o test/unit/test_core $(UNIT_SRCS) $(CORE_SRCS) -lm
 	$(CC) $(UNIT_CFLAGS) -DNDDUP_NO_SIMD -o test/unit/test_core_scalar $(UNIT_SRCS) $(CORE_SRCS) -lm
 	./test/unit/test_core
 	./test/unit/test_core_scalar scan
 
-.PHONY: unit
+.PHONY: unit print-regress
 
-# every object depends on the shared header and the generated tables
-$(OBJS): src/nddup.h src/unicode_tables.h src/html_entities.h
+# every object depends on the shared headers and the generated tables
+$(OBJS): src/nddup.h src/core/nddup_core.h src/core/unicode_tables.h src/core/html_entities.h

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate src/html_entities.h, the HTML5 named character references.
+"""Generate src/core/html_entities.h, the HTML5 named character references.
 
 Usage:
-    python3 scripts/gen_html_entities.py > src/html_entities.h
+    python3 scripts/gen_html_entities.py > src/core/html_entities.h
 
 Takes the names of Python's html.entities.html5 that end with ';' (the
 forms without ';' are legacy aliases that nddup does not decode), strips the
@@ -39,7 +39,7 @@ def main():
       % sys.version_info[:2])
     w(" * html.entities.html5 (names ending with ';', stored without it):\n")
     w(" *\n")
-    w(" *\t  python3 scripts/gen_html_entities.py > src/html_entities.h\n")
+    w(" *\t  python3 scripts/gen_html_entities.py > src/core/html_entities.h\n")
     w(" *\n")
     w(" * Sorted by byte value for binary search.  Do not edit.\n")
     w(" *\n")

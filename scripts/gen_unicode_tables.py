@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate src/unicode_tables.h, the Unicode tables of the nddup text pipeline.
+"""Generate src/core/unicode_tables.h, the Unicode tables of the nddup text pipeline.
 
 Usage:
-    python3 scripts/gen_unicode_tables.py [UCD_DIR] > src/unicode_tables.h
+    python3 scripts/gen_unicode_tables.py [UCD_DIR] > src/core/unicode_tables.h
 
 UCD_DIR defaults to /usr/share/unicode (Debian package unicode-data).  It
 reads UnicodeData.txt, DerivedNormalizationProps.txt, CaseFolding.txt,
@@ -237,7 +237,7 @@ def main():
     w(" * Database %s (Debian package unicode-data):\n" % version)
     w(" *\n")
     w(" *\t  python3 scripts/gen_unicode_tables.py /usr/share/unicode \\\n")
-    w(" *\t\t  > src/unicode_tables.h\n")
+    w(" *\t\t  > src/core/unicode_tables.h\n")
     w(" *\n")
     w(" * Do not edit.  The normalized text, and so every stored fingerprint,\n")
     w(" * depends on these tables: regenerating them from another Unicode\n")

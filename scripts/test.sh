@@ -39,9 +39,10 @@ if [ -d "$NDDUP_ROOT/test/fuzz" ] && ls "$NDDUP_ROOT"/test/fuzz/fuzz_*.c >/dev/n
 fi
 
 echo "== pg_regress"
-tests=$(cd "$NDDUP_ROOT/sql" && ls *.sql | grep -v '^nddup--' | sed 's/\.sql$//' | sort)
+# the Makefile's list: every test/sql/*.sql, in name order
+tests=$(make -C "$NDDUP_ROOT" -s print-regress)
 as_pg "$PGXS_DIR/src/test/regress/pg_regress" \
-	--temp-instance="$WORKDIR/regress" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT" \
+	--temp-instance="$WORKDIR/regress" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT/test" \
 	--outputdir="$WORKDIR/regress-out" --bindir="$PG_BIN" \
 	--load-extension=nddup $tests
 rc=$?

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 /* Abort (a finding for libFuzzer) with a message when cond is false. */
 #define CHECK(cond, ...) \

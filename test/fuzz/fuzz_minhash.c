@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 /* Largest number of hashes looked at, and of (hashes x k) for kperm. */
 #define MAX_HASHES		2048

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 #include "unicode_tables.h"
 
 /* Largest input looked at. */

@@ -7,7 +7,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "nddup.h"
+#include "nddup_core.h"
 #include "unit_test.h"
 
 #include <stdio.h>

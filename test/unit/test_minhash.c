@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "nddup.h"
+#include "nddup_core.h"
 #include "unit_test.h"
 
 #include <math.h>

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 #include "unicode_tables.h"
 #include "unit_test.h"
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 int			run_text_tests(void);
 

@@ -30,39 +30,6 @@
 #include "utils/plancache.h"
 #include "utils/syscache.h"
 
-/* Value of a boolean placeholder setting such as nddup.progress. */
-bool
-nddup_setting_bool(const char *name)
-{
-	const char *val = GetConfigOption(name, true, false);
-	bool		result = false;
-
-	if (val == NULL || val[0] == '\0')
-		return false;
-	if (!parse_bool(val, &result))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"", name, val),
-				 errhint("Use on or off.")));
-	return result;
-}
-
-/* Value of an integer placeholder setting such as nddup.batch_blocks. */
-int
-nddup_setting_int(const char *name)
-{
-	const char *val = GetConfigOption(name, true, false);
-	int			result;
-
-	if (val == NULL || val[0] == '\0')
-		return 0;
-	if (!parse_int(val, &result, 0, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"", name, val)));
-	return result;
-}
-
 /* OID of one of our types in the schema of the calling function. */
 Oid
 nddup_lookup_type(FunctionCallInfo fcinfo, const char *typname)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",

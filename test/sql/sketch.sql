@@ -1,7 +1,7 @@
 --
 -- Sketches: shingleset (exact, bottom-s, mod-m), minhash (kperm, oph, b-bit),
 -- super-shingles, I-Match.  Known answers, I/O, operators, error paths, and
--- estimator accuracy on the real document pairs of data/sketch-pairs.tsv.gz.
+-- estimator accuracy on the real document pairs of test/data/sketch-pairs.tsv.gz.
 --
 \getenv abs_srcdir PG_ABS_SRCDIR
 \getenv abs_builddir PG_ABS_BUILDDIR
@@ -238,7 +238,7 @@ RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
 
 -------------------------------------------------------------------------------
--- Estimator accuracy on 568 real document pairs (data/sketch-pairs.tsv.gz):
+-- Estimator accuracy on 568 real document pairs (test/data/sketch-pairs.tsv.gz):
 -- near-duplicates, excerpts, containers and unrelated documents sampled from
 -- the neardup-dev corpus, exact word 3-shingle Jaccard from 0 to 1.
 CREATE TABLE sketch_pairs (pair_id int, kind text, a_doc int, b_doc int, a text, b text);

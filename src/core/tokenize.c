@@ -17,7 +17,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 #include "ascii_block.h"
 #include "unicode_tables.h"
 

@@ -1,12 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * buffers.c
- *	  Growable byte buffers and hash arrays of the pure-C core, the memory
- *	  hooks they allocate through, and the core's interrupt hook.
- *
- * Outside the server the memory hooks are realloc (aborting with a message
- * when memory runs out) and free, and there is no interrupt hook; the
- * extension replaces them in _PG_init.
+ *	  Growable byte buffers and hash arrays of the pure-C core, allocated
+ *	  through the memory hooks of src/core/hooks.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,32 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
-
-/* realloc that never returns NULL: prints a message and aborts instead */
-static void *
-default_realloc(void *ptr, size_t size)
-{
-	void	   *p = realloc(ptr, size ? size : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "nddup: out of memory (requested %zu bytes)\n", size);
-		abort();
-	}
-	return p;
-}
-
-/* free, for symmetry with default_realloc */
-static void
-default_free(void *ptr)
-{
-	free(ptr);
-}
-
-void	   *(*nddup_realloc_hook) (void *ptr, size_t size) = default_realloc;
-void		(*nddup_free_hook) (void *ptr) = default_free;
-void		(*nddup_interrupt_hook) (void) = NULL;
+#include "nddup_core.h"
 
 /* Next capacity of at least need bytes or items: doubles, from 64. */
 static size_t

@@ -1108,7 +1108,7 @@ sk_begin(FunctionCallInfo fcinfo, SkMode mode, const char *fname)
 	st->mode = mode;
 	st->fname = fname;
 	st->singletons = true;
-	st->progress = nddup_setting_bool("nddup.progress");
+	st->progress = nddup_progress;
 	st->sketch_oid = mode == SK_SUPER ? InvalidOid : nddup_lookup_type(fcinfo, "minhash_sketch");
 	st->mem_limit = (int64) work_mem * 1024;
 	st->out = rsinfo->setResult;

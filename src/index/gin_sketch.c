@@ -186,38 +186,6 @@ regular_key(uint64 h)
 	return (int64) h;
 }
 
-/*
- * The exact value of nddup.similarity_threshold (a float8 GUC; its text form
- * is rounded to 6 digits, so it is read from the GUC table).
- */
-static double
-current_similarity_threshold(void)
-{
-	static double *variable = NULL;
-
-	if (variable == NULL)
-	{
-		struct config_generic **vars;
-		int			n;
-
-		nddup_sketch_init();
-		vars = get_guc_variables();
-		n = GetNumConfigOptions();
-		for (int i = 0; i < n; i++)
-		{
-			if (vars[i]->vartype == PGC_REAL &&
-				strcmp(vars[i]->name, "nddup.similarity_threshold") == 0)
-			{
-				variable = ((struct config_real *) vars[i])->variable;
-				break;
-			}
-		}
-		if (variable == NULL)
-			elog(ERROR, "setting nddup.similarity_threshold is not defined");
-	}
-	return *variable;
-}
-
 /* Call a two-argument function that may return NULL. */
 static Datum
 call_nullable2(PGFunction fn, Datum a, Datum b, bool *isnull)
@@ -1161,7 +1129,7 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 	if (strategy == STRATEGY_SIMILAR_GUC)
 	{
 		q = (SketchSet *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
-		t = current_similarity_threshold();
+		t = nddup_similarity_threshold;
 	}
 	else if (strategy == STRATEGY_QUERY)
 	{

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
- * nddup.c
+ * module.c
  *	  Module entry point: points the pure-C core's memory hooks at palloc
- *	  and its interrupt hook at CHECK_FOR_INTERRUPTS().
+ *	  and its interrupt hook at CHECK_FOR_INTERRUPTS(), and defines the
+ *	  settings (docs/reference.md#settings).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,9 +20,13 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* nddup.progress and nddup.batch_blocks, read by name in src/batch.c */
-static bool progress_setting = false;
-static int	batch_blocks_setting = 0;
+/*
+ * The settings.  nddup.similarity_threshold defaults to 0.3: where word
+ * 3-shingle resemblance separates near-duplicates best (docs/quality.md).
+ */
+double		nddup_similarity_threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
+bool		nddup_progress = false;
+int			nddup_batch_blocks = 0;
 
 /* realloc for the core: palloc in the current context, huge sizes allowed. */
 static void *
@@ -58,14 +63,20 @@ _PG_init(void)
 	nddup_realloc_hook = nddup_palloc_realloc;
 	nddup_free_hook = nddup_palloc_free;
 	nddup_interrupt_hook = nddup_pg_check_interrupts;
-	nddup_sketch_init();
+	DefineCustomRealVariable("nddup.similarity_threshold",
+							 "Resemblance at or above which the % operator is true.",
+							 "Applies to shingleset and minhash values.",
+							 &nddup_similarity_threshold,
+							 NDDUP_DEFAULT_SIMILARITY_THRESHOLD, 0.0, 1.0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("nddup.progress",
 							 "Report the progress of batch functions as NOTICEs (every 10 %).",
-							 NULL, &progress_setting, false,
+							 NULL, &nddup_progress, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("nddup.batch_blocks",
 							"Number of blocks of the batch permuted tables (0: chosen by the cost model).",
 							"Between the radius + 1 and 64, or 0.",
-							&batch_blocks_setting, 0, 0, 64,
+							&nddup_batch_blocks, 0, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("nddup");
 }

@@ -7,7 +7,7 @@
  * Database 15.0.0 (Debian package unicode-data):
  *
  *	  python3 scripts/gen_unicode_tables.py /usr/share/unicode \
- *		  > src/unicode_tables.h
+ *		  > src/core/unicode_tables.h
  *
  * Do not edit.  The normalized text, and so every stored fingerprint,
  * depends on these tables: regenerating them from another Unicode

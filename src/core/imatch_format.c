@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 /*
  * Check a lexicon read from text or binary input: OK, or INVALID with a

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 static const char *const set_kind_names[] = {"exact", "bottom", "mod"};
 static const char *const method_names[] = {"kperm", "oph"};

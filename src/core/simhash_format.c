@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nddup.h"
+#include "nddup_core.h"
 
 /* Value of one hexadecimal digit, or -1. */
 static inline int

@@ -1866,8 +1866,8 @@ begin_batch(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	st->fname = fname;
 	st->radius = radius;
 	st->singletons = true;
-	st->progress = nddup_setting_bool("nddup.progress");
-	st->force_blocks = nddup_setting_int("nddup.batch_blocks");
+	st->progress = nddup_progress;
+	st->force_blocks = nddup_batch_blocks;
 	st->simhash_oid = nddup_lookup_type(fcinfo, "simhash64");
 	st->mem_limit = (int64) work_mem * 1024;
 	st->can_spill = (mode == BATCH_PAIRS || mode == BATCH_JOIN);
