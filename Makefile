@@ -9,15 +9,19 @@
 # src/module.c module entry point and settings
 
 EXTENSION = nddup
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 MODULE_big = nddup
 SRC_DIRS = src/core src/types src/index src/batch src/trigger
 OBJS = src/module.o $(patsubst %.c,%.o,$(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))))
 
-# The install script is assembled from the fragments in sql/install, in
-# file-name order.
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+# The install script of the current version is assembled from the fragments
+# in sql/install, in file-name order, and the upgrade script from the
+# previous release from those in sql/update/0.1--0.2.  Released versions'
+# scripts are kept as they shipped (sql/nddup--0.1.sql).
+DATA = sql/$(EXTENSION)--0.1.sql
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql sql/$(EXTENSION)--0.1--$(EXTVERSION).sql
 INSTALL_PARTS = $(sort $(wildcard sql/install/*.sql))
+UPDATE_PARTS = $(sort $(wildcard sql/update/0.1--$(EXTVERSION)/*.sql))
 
 # The regression tests: test/sql/NAME.sql against test/expected/NAME.out,
 # every file there, in name order (scripts/test.sh runs the same list).
@@ -33,6 +37,9 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
+	cat $^ > $@
+
+sql/$(EXTENSION)--0.1--$(EXTVERSION).sql: $(UPDATE_PARTS)
 	cat $^ > $@
 
 # Print the regression test list (scripts/test.sh).

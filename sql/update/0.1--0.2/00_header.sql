@@ -1,0 +1,6 @@
+-- nddup upgrade script 0.1 -> 0.2, assembled from sql/update/0.1--0.2/*.sql
+-- in file-name order (one fragment per change).  Every change to the SQL
+-- surface of sql/install/ comes with its fragment here; test/t/004_upgrade.pl
+-- checks that an updated 0.1 installation equals a fresh 0.2 one.
+
+\echo Use "ALTER EXTENSION nddup UPDATE TO '0.2'" to load this file. \quit
