@@ -25,7 +25,7 @@ WHERE p.pronamespace <> e.extnamespace;
 
 -- the extension is trusted: the owner of a database, without superuser,
 -- can install it there and use it (docs/security.md)
-SELECT trusted FROM pg_available_extension_versions WHERE name = 'nddup';
+SELECT version, trusted FROM pg_available_extension_versions WHERE name = 'nddup' ORDER BY version;
 SELECT current_database() AS orig_db, current_user AS orig_user \gset
 CREATE ROLE regress_nddup_owner LOGIN;
 CREATE DATABASE nddup_trusted OWNER regress_nddup_owner;

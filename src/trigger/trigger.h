@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * trigger.h
+ *	  What the files of the insert-time trigger share: the validated
+ *	  configuration of a trigger, its per-session cache entry, and the
+ *	  steps of a judgement (src/trigger/).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef NDDUP_TRIGGER_H
+#define NDDUP_TRIGGER_H
+
+#include "nddup.h"
+
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "utils/rel.h"
+
+typedef NddupTriggerMethod DedupMethod;
+typedef NddupTriggerAction DedupAction;
+typedef NddupTriggerLock DedupLockMode;
+typedef NddupTriggerVisibility DedupVisibility;
+
+/* The validated arguments of one trigger, resolved against its table. */
+typedef struct DedupConfig
+{
+	Oid			relid;
+	DedupMethod method;
+	AttrNumber	fp_attno;		/* fingerprint (or sketch) column, or 0 */
+	bool		fp_generated;	/* it is a STORED generated column */
+	AttrNumber	src_attno;		/* source text column, or 0 */
+	Oid			src_collation;
+	AttrNumber	id_attno;
+	Oid			id_type;
+	int16		id_typlen;
+	bool		id_typbyval;
+	AttrNumber	dup_attno;		/* duplicate_of column, or 0 */
+	AttrNumber	order_attno;	/* order column (defaults to id) */
+	AttrNumber	scope_attno;	/* scope column, or 0 */
+	Oid			scope_type;
+	Oid			scope_collation;
+	Oid			scope_hash_proc;	/* its hash function, or InvalidOid */
+	int32		size;			/* signature parameters (source only) */
+	char	   *unit;
+	char	   *weighting;		/* simhash */
+	int32		k;				/* minhash */
+	int32		radius;			/* simhash */
+	double		threshold;		/* minhash */
+	DedupAction action;
+	DedupLockMode lock;
+	DedupVisibility visibility; /* resolved: CALLER or ALL */
+	/* objects of the extension */
+	Oid			ext_nsp;
+	Oid			sig_type;		/* simhash64 or minhash_sketch */
+	Oid			lookup_op;		/* <@ (simhash64, hamming_ball) or
+								 * <@ (minhash_sketch, minhash_query) */
+	Oid			source_func;	/* simhash(text, int, text, text) or
+								 * minhash(text, int, text, int, int, text) */
+	char	   *index_name;		/* an index serving the lookup, or NULL */
+	char	   *settings;		/* normalized arguments, for messages */
+} DedupConfig;
+
+/* Per-trigger state cached for the session, keyed by the trigger's oid. */
+typedef struct DedupCacheEntry
+{
+	Oid			tgoid;			/* hash key */
+	bool		valid;			/* config still matches the catalogs */
+	bool		warned;			/* the "no index" warning was given */
+	int			busy;			/* calls in progress (recursion) */
+	MemoryContext cxt;			/* holds config's strings */
+	DedupConfig config;
+	FmgrInfo	source_finfo;	/* computes the signature of a source */
+	Datum		unit_datum;
+	Datum		weighting_datum;
+	Datum		oph_datum;
+	FmgrInfo	scope_hash_finfo;	/* hashes scope values into lock keys */
+	SPIPlanPtr	lookup_insert;	/* the lookup */
+	SPIPlanPtr	lookup_update;	/* the lookup, excluding one ctid */
+	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
+	SPIPlanPtr	lock_original;	/* visibility=caller: lock the original */
+	SPIPlanPtr	dependents;		/* visibility=caller: duplicates of a row */
+	LocalTransactionId lock_lxid;	/* transaction that nkeys counts */
+	int			nkeys;			/* block keys it took */
+} DedupCacheEntry;
+
+/* Result of one lookup. */
+typedef struct DedupFound
+{
+	bool		found;
+	Datum		id;				/* in the caller's context */
+	Datum		sig;			/* the original's signature, likewise */
+} DedupFound;
+
+/* trigger_config.c: the arguments, checked against the table */
+extern void nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
+								   const char *trigname, DedupConfig *cfg);
+extern char *nddup_dedup_source_call(const DedupConfig *cfg, const char *column,
+									 bool qualified);
+extern void nddup_dedup_check_tgtype(int16 tgtype, const char *trigname);
+
+/* trigger_lock.c: the advisory locks that serialize near-duplicates */
+extern void nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs,
+							 const uint32 *scopes, int nsigs);
+
+/* trigger_lookup.c: the statements, the lookup and the re-pointing */
+extern void nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel);
+extern void nddup_dedup_check_caller(const DedupConfig *cfg, Relation rel,
+									 Trigger *trigger);
+extern void nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig,
+							   Datum scope, ItemPointer ctid, DedupFound *res);
+extern void nddup_dedup_repoint(DedupCacheEntry *entry, Relation rel,
+								Datum new_original, Datum old_id);
+
+#endif							/* NDDUP_TRIGGER_H */
