@@ -22,7 +22,7 @@ void		_PG_init(void);
 
 /*
  * The settings.  nddup.similarity_threshold defaults to 0.3: where word
- * 3-shingle resemblance separates near-duplicates best (docs/quality.md).
+ * 3-shingle resemblance separates near-duplicates best (docs/reports/quality.md).
  */
 double		nddup_similarity_threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 bool		nddup_progress = false;

@@ -46,7 +46,7 @@ extern HammingBall *nddup_make_ball(uint64 center, int32 radius);
 extern Datum simhash64_in(PG_FUNCTION_ARGS);
 extern Datum simhash64_out(PG_FUNCTION_ARGS);
 
-/* text arguments converted to UTF-8 (src/text_sql.c) */
+/* text arguments converted to UTF-8 (src/types/text_sql.c) */
 extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
@@ -73,14 +73,14 @@ extern uint32 *nddup_minhash_datum_values(Datum sketch, int *k, int *bits,
 /* Resemblance estimate of two minhash_sketch datums (22023 if incompatible). */
 extern double nddup_minhash_datum_resemblance(Datum a, Datum b);
 
-/* Fewest equal positions of k whose estimate reaches t (src/gin_sketch.c). */
+/* Fewest equal positions of k whose estimate reaches t (src/index/gin_sketch.c). */
 extern int	nddup_minhash_min_equal(double t, int k, int bits);
 
-/* A sketch's parameters as text, for error messages (src/sketch_sql.c). */
+/* A sketch's parameters as text, for error messages (src/types/shingleset_sql.c). */
 struct NddupMinhash;
 extern char *nddup_minhash_describe(const struct NddupMinhash *m);
 /*
- * Server side (src/simhash_type.c): the unread bytes of a receive function's
+ * Server side (src/types/simhash_type.c): the unread bytes of a receive function's
  * buffer, the errors that every type raises alike, and the NddupPrintf of
  * the output functions (arg a StringInfo).
  */
@@ -92,7 +92,7 @@ extern void nddup_parse_error(const NddupParseError *err, const char *typname,
 extern void nddup_string_info_printf(void *arg, const char *fmt,...)
 			pg_attribute_printf(2, 3);
 /* ----------------------------------------------------------------
- *		What the batch functions share (src/batch_common.c)
+ *		What the batch functions share (src/batch/batch_input.c)
  *
  * batch.c (simhash64) and batch_sketch.c (min-hash, super-shingles) read
  * their inputs the same way: a query text or a relation, run through SPI

@@ -1,6 +1,6 @@
 -- nddup install script, part 4: exact Hamming-radius search with GIN
--- (simhash64_gin_ops, src/gin_hamming.c) and the planner support of
--- within() and <@ (src/hamming_query.c).  See docs/indexes.md.
+-- (simhash64_gin_ops, src/index/gin_hamming.c) and the planner support of
+-- within() and <@ (src/index/hamming_query.c).  See docs/indexes.md.
 
 -- GIN support functions
 CREATE FUNCTION @extschema@.gin_hamming_extract_value(@extschema@.simhash64, internal, internal)

@@ -1,5 +1,5 @@
 -- nddup install script, part 7.5: exact GIN indexes for the sketch types
--- (src/gin_sketch.c, docs/sketch-indexes.md).
+-- (src/index/gin_sketch.c, docs/sketch-indexes.md).
 --   minhash_lsh_ops  minhash_sketch: LSH bands; a % q, a <@ similar_to(q, t), similar(a, q, t)
 --   shingleset_ops   shingleset: one key per hash; a && b, a % q, a <@ similar_to(q, t),
 --                    a <@ containing(q, t), similar(a, q, t)

@@ -1,4 +1,4 @@
--- nddup install script, part 8: insert-time duplicate checks (src/trigger.c).
+-- nddup install script, part 8: insert-time duplicate checks (src/trigger/trigger.c).
 -- See docs/trigger.md.
 
 CREATE FUNCTION @extschema@.nddup_dedup_trigger() RETURNS trigger

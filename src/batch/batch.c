@@ -79,7 +79,7 @@ typedef enum BatchMode
 /*
  * Peak bytes per input row of the in-memory path: the arrays (see the notes
  * at group_fingerprints and finish_clusters) plus what the allocator keeps
- * around them, as measured with VmHWM at 1M rows (docs/bench-batch.md).
+ * around them, as measured with VmHWM at 1M rows (docs/reports/bench-batch.md).
  * docs/batch.md quotes them.
  */
 #define BYTES_PER_ROW_PAIRS		80
@@ -101,7 +101,7 @@ typedef enum BatchMode
 
 /*
  * Costs of the cost model, in nanoseconds, measured on the reference box
- * (docs/bench-batch.md): a radix pass over 1M words is memory-bound, a
+ * (docs/reports/bench-batch.md): a radix pass over 1M words is memory-bound, a
  * candidate is an XOR, a hardware popcount and a compare.
  */
 #define COST_RADIX_PASS			5.5 /* one radix pass, per fingerprint */

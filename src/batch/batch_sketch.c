@@ -37,7 +37,7 @@
  * at least r positions.
  *
  * Inputs and outputs follow batch.c (docs/batch.md; the input handling is
- * shared, src/batch_common.c): query texts or a relation, run through SPI with the caller's privileges, columns checked
+ * shared, src/batch/batch_input.c): query texts or a relation, run through SPI with the caller's privileges, columns checked
  * before any row is read, rows taken from the executor's slots by a
  * DestReceiver, results in a materialized tuplestore.  Everything is kept
  * in memory within work_mem; beyond it the functions stop with SQLSTATE

@@ -2,8 +2,8 @@
  *
  * ascii_block.h
  *	  Classification of plain ASCII text 64 bytes at a time, shared by the
- *	  normalizer's ASCII path (src/normalize.c) and the one-pass tokenizer
- *	  (src/tokenize.c).  Pure C, no server headers.
+ *	  normalizer's ASCII path (src/core/normalize.c) and the one-pass tokenizer
+ *	  (src/core/tokenize.c).  Pure C, no server headers.
  *
  *-------------------------------------------------------------------------
  */

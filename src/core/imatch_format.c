@@ -3,7 +3,7 @@
  * imatch_format.c
  *	  Text and binary forms of imatch_lexicon and their validation, in pure
  *	  C (the server's input, output, receive and send functions in
- *	  src/imatch.c wrap these).
+ *	  src/types/imatch_sql.c wrap these).
  *
  * Text form: "lexicon ndocs=N drop_frequent=F drop_rare=R: h h ..." (16 hex
  * digits each) or, for an aggregation state, "df ndocs=N ...: h:df ...".

@@ -289,7 +289,7 @@ extern bool nddup_sorted_contains(const uint64_t *items, size_t n, uint64_t x);
  * Pure C: the input, output, receive and send functions of the types and
  * the argument parser of nddup_dedup_trigger are thin wrappers around these
  * functions, which are unit tested and fuzzed outside the server
- * (test/unit/test_format.c, test/fuzz/, docs/fuzzing.md).  A parser returns
+ * (test/unit/test_format.c, test/fuzz/, docs/reports/fuzzing.md).  A parser returns
  * NDDUP_PARSE_OK or the kind of error, and fills an NddupParseError with
  * what the wrapper's message needs.  Text input is the input function's
  * C string; binary input is the bytes of the value (the receive buffer from

@@ -3,7 +3,7 @@
  * simhash_format.c
  *	  Text and binary forms of simhash64 and hamming_ball, in pure C (the
  *	  server's input, output, receive and send functions in
- *	  src/simhash_type.c wrap these).
+ *	  src/types/simhash_type.c wrap these).
  *
  * simhash64: exactly 16 hexadecimal digits, most significant first, with
  * an optional "0x" prefix and either case on input, lower case on output;

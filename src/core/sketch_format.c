@@ -4,7 +4,7 @@
  *	  Text and binary forms of shingleset and minhash_sketch, their
  *	  validation, and the text form of the query types minhash_query and
  *	  shingleset_query, in pure C (the server's input, output, receive and
- *	  send functions in src/sketch_sql.c and src/gin_sketch.c wrap these).
+ *	  send functions in src/types/shingleset_sql.c and src/index/gin_sketch.c wrap these).
  *
  * shingleset: "<kind> [s=|m=N ]size=W unit=U n=N:" then the hashes as 16
  * hex digits each, separated by spaces, e.g. "bottom s=2 size=3 unit=word

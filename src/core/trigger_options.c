@@ -2,7 +2,7 @@
  *
  * trigger_options.c
  *	  The arguments of nddup_dedup_trigger, key=value strings, in pure C
- *	  (src/trigger.c raises the errors and resolves the columns).
+ *	  (src/trigger/trigger.c raises the errors and resolves the columns).
  *
  * Keys and the values of method=, action=, lock= and visibility= are
  * case-insensitive (as pg_strcasecmp compares); unit= and weighting= are not.

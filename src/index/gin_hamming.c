@@ -93,7 +93,7 @@ PG_FUNCTION_INFO_V1(gin_hamming_options);
  * Cost model of full-layout probes (plan_full_probes), per row of the table:
  * reading one key in a partial-match range costs 1, and GIN's visit of one
  * entry for one candidate row costs GIN_HAMMING_ENTRY_VISIT_COST.  Measured
- * on 1M rows (docs/bench-hamming.md): the model predicts the time of radius
+ * on 1M rows (docs/reports/bench-hamming.md): the model predicts the time of radius
  * 16-19 queries relative to the whole-table probe within a factor 1.6.
  */
 #define GIN_HAMMING_ENTRY_VISIT_COST	0.25

@@ -45,7 +45,7 @@ PG_FUNCTION_INFO_V1(hamming_within_radius);
 /* defined in simhash_type.c: within(a, b, k), whose radius check we reuse */
 extern Datum simhash64_within(PG_FUNCTION_ARGS);
 
-/* strategy of <@ in simhash64_gin_ops (src/gin_hamming.c) */
+/* strategy of <@ in simhash64_gin_ops (src/index/gin_hamming.c) */
 #define HAMMING_STRATEGY_IN_BALL	1
 
 /* radius assumed when the query's radius is unknown at plan time */

@@ -131,7 +131,7 @@ parse_threshold(const char *num, double *value, const char **end, void *arg)
 	return true;
 }
 
-/* Raise the error of a query text (str) rejected by src/sketch_format.c. */
+/* Raise the error of a query text (str) rejected by src/core/sketch_format.c. */
 static void
 query_input_error(const NddupParseError *err, const char *str, bool allow_containment)
 {
@@ -145,7 +145,7 @@ query_input_error(const NddupParseError *err, const char *str, bool allow_contai
 }
 
 /*
- * Parse the text form (src/sketch_format.c); value_in reads the embedded
+ * Parse the text form (src/core/sketch_format.c); value_in reads the embedded
  * value.
  */
 static SketchQuery *

@@ -81,7 +81,7 @@ dedup_wrong_type(Relation rel, AttrNumber attno, const char *key,
 			 errdetail("The %s column must be of type %s.", key, expected)));
 }
 
-/* Raise the error of trigger arguments rejected by src/trigger_options.c. */
+/* Raise the error of trigger arguments rejected by src/core/trigger_options.c. */
 static void
 dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerArgs *a)
 {

@@ -655,7 +655,7 @@ format_share(float share, char out[32])
 /*
  * Text form: "lexicon ndocs=N drop_frequent=F drop_rare=R: h h ..." (16
  * hex digits each) or, for an aggregation state, "df ndocs=N ...: h:df ..."
- * (src/imatch_format.c).
+ * (src/core/imatch_format.c).
  */
 Datum
 imatch_lexicon_out(PG_FUNCTION_ARGS)

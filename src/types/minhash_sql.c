@@ -452,7 +452,7 @@ minhash_input_error(const NddupParseError *err, const char *str)
  * Text form: "<method> k=K seed=S size=W unit=U bits=B:" then the k values
  * in hex (8 digits for 32 bits), a "*" before a one-permutation bin that was
  * filled by densification; or ": empty" for a document without shingles
- * (src/sketch_format.c).
+ * (src/core/sketch_format.c).
  */
 Datum
 minhash_out(PG_FUNCTION_ARGS)

@@ -399,7 +399,7 @@ set_input_error(const NddupParseError *err, const char *str)
 /*
  * Text form: "<kind> [s=|m=N ]size=W unit=U n=N:" then the hashes as 16
  * hex digits each, separated by spaces, e.g.
- * "bottom s=2 size=3 unit=word n=6: 0a1b... 9c8d..." (src/sketch_format.c).
+ * "bottom s=2 size=3 unit=word n=6: 0a1b... 9c8d..." (src/core/sketch_format.c).
  */
 Datum
 shingleset_in(PG_FUNCTION_ARGS)

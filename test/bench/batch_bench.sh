@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the batch functions (src/batch.c, docs/bench-batch.md):
+# Benchmark of the batch functions (src/batch/batch.c, docs/reports/bench-batch.md):
 # all pairs within Hamming 3 and 12, clustering, peak backend memory and
 # cancellation latency, beside a plain SQL self-join on a sample and, when
 # simhash64_gin_ops exists, a LATERAL index-probe join on a sample.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of minhash_pairs (src/batch_sketch.c, docs/batch-sketches.md):
+# Benchmark of minhash_pairs (src/batch/batch_sketch.c, docs/batch-sketches.md):
 # all pairs of 1M min-hash sketches (oph, k = 128) at threshold 0.8, time and
 # peak backend memory (VmHWM), beside a plain SQL self-join (jaccard >= 0.8)
 # and minhash_pairs on a 10K sample, measured in the same run.

@@ -103,8 +103,8 @@ fuzz_check_same(const void *a, const void *b, size_t n, const char *what)
 }
 
 /*
- * The functions of a varlena type (src/sketch_format.c,
- * src/imatch_format.c), behind wrappers taking void pointers.
+ * The functions of a varlena type (src/core/sketch_format.c,
+ * src/core/imatch_format.c), behind wrappers taking void pointers.
  */
 typedef struct FuzzType
 {

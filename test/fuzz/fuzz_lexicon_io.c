@@ -2,7 +2,7 @@
  *
  * fuzz_lexicon_io.c
  *	  libFuzzer harness for the text and binary forms of imatch_lexicon
- *	  (src/imatch_format.c).
+ *	  (src/core/imatch_format.c).
  *
  * Input: a mode byte (bit 0: binary rather than text), then the text or
  * the bytes.
@@ -13,7 +13,7 @@
  * reads it (strtod, then a cast).  The rest of the text form is the
  * server's own code.
  *
- * Invariants (docs/fuzzing.md): a rejection has a defined code (and a
+ * Invariants (docs/reports/fuzzing.md): a rejection has a defined code (and a
  * detail where the server prints one); an accepted lexicon is valid, and
  * its terms are the tokens after the first ":" of the text (hex hashes of
  * at most 16 characters, an optional 0x included; for a document-frequency
@@ -122,7 +122,7 @@ ref_hex(const char *p, size_t len, uint64_t *v)
 /*
  * Value of the decimal digits at p, or -1 when it exceeds INT64_MAX (the
  * parser must reject such a count, so an accepted one never compares equal;
- * docs/fuzzing.md, finding 4).
+ * docs/reports/fuzzing.md, finding 4).
  */
 static int64_t
 ref_count(const char *p, size_t len)

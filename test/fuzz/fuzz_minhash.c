@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_minhash.c
- *	  libFuzzer harness for the sketches of the pure-C core (src/minhash.c):
+ *	  libFuzzer harness for the sketches of the pure-C core (src/core/minhash.c):
  *	  k-permutation and one-permutation min-hash, densification, union,
  *	  b-bit packing, super-shingles and their r-subset keys, and the sorted
  *	  shingle-hash sets, over fuzzed hash arrays and parameters.
@@ -10,8 +10,8 @@
  * sets A and B, an optional small universe to force overlaps and repeats,
  * super-shingle parameters), then 64-bit hashes.
  *
- * Invariants (see docs/fuzzing.md): every result equals a direct
- * implementation of its definition in docs/sketches.md and src/minhash.c;
+ * Invariants (see docs/reports/fuzzing.md): every result equals a direct
+ * implementation of its definition in docs/sketches.md and src/core/minhash.c;
  * min-hash of A u B is the element-wise minimum of the sketches of A and B,
  * and for densified one-permutation sketches nddup_minhash_union gives
  * exactly the densified sketch of A u B, borrowed bits included;

@@ -2,12 +2,12 @@
  *
  * fuzz_minhash_io.c
  *	  libFuzzer harness for the text and binary forms of minhash_sketch
- *	  (src/sketch_format.c).
+ *	  (src/core/sketch_format.c).
  *
  * Input: a mode byte (bit 0: binary rather than text), then the text or
  * the bytes.
  *
- * Invariants (docs/fuzzing.md): a rejection has a defined code and a
+ * Invariants (docs/reports/fuzzing.md): a rejection has a defined code and a
  * detail; an accepted sketch is valid, and its values and borrowed bins
  * are the tokens after the first ":" of the text ("empty", or k hex values
  * of at most b/4 digits, "*" (and optional spaces) marking a borrowed

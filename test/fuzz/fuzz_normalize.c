@@ -4,7 +4,7 @@
  *	  libFuzzer harness for the text normalization of the pure-C core
  *	  (nddup_normalize, nddup_nfkc), with invariants checked on every input.
  *
- * Invariants (see docs/fuzzing.md):
+ * Invariants (see docs/reports/fuzzing.md):
  *	- the output is valid UTF-8; its ASCII bytes are only a-z, 0-9 and
  *	  single spaces, never leading or trailing; every other code point is a
  *	  word character (General Category L, M or N);

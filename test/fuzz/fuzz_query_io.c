@@ -2,7 +2,7 @@
  *
  * fuzz_query_io.c
  *	  libFuzzer harness for the text form of the query types minhash_query
- *	  and shingleset_query (src/sketch_format.c: nddup_query_parse,
+ *	  and shingleset_query (src/core/sketch_format.c: nddup_query_parse,
  *	  nddup_query_check_set, and the embedded value's parser).
  *
  * Input: a mode byte (bit 0: shingleset_query, which also takes
@@ -12,7 +12,7 @@
  * parse_number() below stands in for it (strtod between spaces).  The
  * server writes the threshold in its shortest exact form; here with %.17g.
  *
- * Invariants (docs/fuzzing.md): the prefix is recognized exactly when the
+ * Invariants (docs/reports/fuzzing.md): the prefix is recognized exactly when the
  * text starts (after spaces) with "jaccard>=" or, for sets,
  * "containment>="; a rejected threshold is RANGE with the detail that
  * matches the case (nothing after it, or outside [0, 1]); an accepted one

@@ -9,7 +9,7 @@
  * byte 1 the unit and a repeat count, the rest is the text (and, read as
  * 64-bit words, a list of feature hashes).
  *
- * Invariants (see docs/fuzzing.md):
+ * Invariants (see docs/reports/fuzzing.md):
  *	- tokens are non-empty, space-free, in order, and cover every non-space
  *	  byte (of the normalized text and of arbitrary bytes); two tokens touch
  *	  only where one of them is a one-character (ideograph, kana) token;

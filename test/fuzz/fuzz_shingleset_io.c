@@ -2,12 +2,12 @@
  *
  * fuzz_shingleset_io.c
  *	  libFuzzer harness for the text and binary forms of shingleset
- *	  (src/sketch_format.c).
+ *	  (src/core/sketch_format.c).
  *
  * Input: a mode byte (bit 0: binary rather than text), then the text or
  * the bytes.
  *
- * Invariants (docs/fuzzing.md): a rejection has a defined code (and a
+ * Invariants (docs/reports/fuzzing.md): a rejection has a defined code (and a
  * detail where the server prints one); an accepted value is valid, its
  * hashes are the hex tokens after the first ":" of the text; its text
  * form parses to the same bytes and formats to the same text; its binary

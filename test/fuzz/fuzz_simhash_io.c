@@ -2,12 +2,12 @@
  *
  * fuzz_simhash_io.c
  *	  libFuzzer harness for the text and binary forms of simhash64 and
- *	  hamming_ball (src/simhash_format.c).
+ *	  hamming_ball (src/core/simhash_format.c).
  *
  * Input: a mode byte (bit 0: binary rather than text, bit 1: hamming_ball
  * rather than simhash64), then the text or the bytes.
  *
- * Invariants (docs/fuzzing.md): the parsers accept exactly what a direct
+ * Invariants (docs/reports/fuzzing.md): the parsers accept exactly what a direct
  * implementation of the documented syntax accepts, with the same value and
  * error code; accepted text formats to the canonical form, which parses to
  * the same value and formats to the same bytes; binary input is read from

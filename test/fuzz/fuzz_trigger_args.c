@@ -2,13 +2,13 @@
  *
  * fuzz_trigger_args.c
  *	  libFuzzer harness for the argument parser of nddup_dedup_trigger
- *	  (src/trigger_options.c): the key=value strings of CREATE TRIGGER.
+ *	  (src/core/trigger_options.c): the key=value strings of CREATE TRIGGER.
  *
  * Input: the arguments, separated by newlines (at most 32), each passed
  * as an exact-size C string.  The three steps run in the server's order,
  * as if every column named existed.
  *
- * Invariants (docs/fuzzing.md): every rejection has a defined code whose
+ * Invariants (docs/reports/fuzzing.md): every rejection has a defined code whose
  * fields (the argument, the key) point at what the message names; the
  * splitting step rejects exactly the first argument that is not key=value
  * with a known key (ignoring case) given once; integers are read as strtol

@@ -23,7 +23,7 @@ WORK=
 KEEP=0
 
 # Harnesses left out of the CI run, each with the reason (a known finding
-# waiting for its fix, see docs/fuzzing.md).  Format: "name: reason".
+# waiting for its fix, see docs/reports/fuzzing.md).  Format: "name: reason".
 EXCLUDE=()
 
 while [ $# -gt 0 ]; do

@@ -3,7 +3,7 @@
 # isolation specs) under Valgrind's memcheck, against a PostgreSQL 15 built
 # from Debian's source package with assertions (--enable-cassert,
 # --enable-debug, -DUSE_VALGRIND) into a private prefix.  Not part of CI:
-# it takes hours.  docs/memcheck.md has the commands, the options and the
+# it takes hours.  docs/reports/memcheck.md has the commands, the options and the
 # last recorded result.
 #
 # Usage: test/memcheck/run.sh [--prefix DIR] [--src DIR] [--out DIR]

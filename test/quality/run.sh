@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Detection quality of every nddup method on a labelled corpus (issue "Detection quality").
 #
-#   test/quality/run.sh CORPUS.tsv.gz [--out docs/quality] [--report docs/quality.md]
+#   test/quality/run.sh CORPUS.tsv.gz [--out docs/reports/quality] [--report docs/reports/quality.md]
 #                       [--langs "data/quality/*.tsv.gz" | --no-langs] [--debian FILE | --no-debian]
 #
 # CORPUS: gzip TSV with a header, columns doc_id, cluster_id, kind, edits, text (COPY text escapes),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory of the backend (docs/reliability.md, "Resources"):
+# Memory of the backend (docs/reports/reliability.md, "Resources"):
 #   (a) peak growth of the backend's resident set (VmHWM after the call minus
 #       VmRSS before, the peak reset with /proc/self/clear_refs) for the batch
 #       functions over 10M fingerprints (hamming_pairs, hamming_clusters) and

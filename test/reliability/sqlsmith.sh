@@ -4,7 +4,7 @@
 # with the extension, tables of every nddup type filled from the sample corpus
 # in data/, every index kind and two tables with the duplicate trigger
 # (test/reliability/sqlsmith_schema.sql), then check the server log for
-# crashes and print a summary.  Not part of CI: docs/sqlsmith.md has the
+# crashes and print a summary.  Not part of CI: docs/reports/sqlsmith.md has the
 # command and the last recorded run.
 #
 # sqlsmith connects as a role "smith" that sees only the test tables and, for

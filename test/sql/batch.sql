@@ -1,5 +1,5 @@
 --
--- Batch near-duplicate detection (src/batch.c): hamming_pairs,
+-- Batch near-duplicate detection: hamming_pairs,
 -- hamming_join, hamming_clusters, clusters_from_pairs, hamming_assign.
 -- Every answer is compared with a brute-force SQL computation.
 --

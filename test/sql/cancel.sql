@@ -100,7 +100,7 @@ CREATE TRIGGER zz_judged BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION co
 
 SET statement_timeout = '300ms';
 
--- simhash batch functions (src/batch.c): radius 14 over 300,000 rows runs
+-- simhash batch functions: radius 14 over 300,000 rows runs
 -- for about 20 s (3,060 tables)
 SELECT nextval('completed') FROM hamming_pairs('SELECT id, fp FROM fps', 14) LIMIT 1;
 SELECT nextval('completed') FROM hamming_pairs('fps', 'id', 'fp', 14) LIMIT 1;
@@ -120,7 +120,7 @@ SET work_mem = '64MB';
 -- exact nearest-n by growing radius (no index yet), then a scan of everything
 SELECT nextval('completed') FROM hamming_nearest('fps_big', 'id', 'fp', 0::bigint::simhash64, 1000000) LIMIT 1;
 
--- sketch batch functions (src/batch_sketch.c): 50M candidate pairs, 3-6 s
+-- sketch batch functions: 50M candidate pairs, 3-6 s
 -- each; super-shingle pairs 10 s
 SELECT nextval('completed') FROM minhash_pairs('SELECT id, s FROM sk', 0.9) LIMIT 1;
 SELECT nextval('completed') FROM minhash_pairs('sk', 'id', 's', 0.9) LIMIT 1;

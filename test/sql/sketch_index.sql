@@ -1,5 +1,5 @@
 --
--- GIN indexes of the sketch types (src/gin_sketch.c, docs/sketch-indexes.md):
+-- GIN indexes of the sketch types (docs/sketch-indexes.md):
 -- minhash_lsh_ops and shingleset_ops.  Every index answer is compared with
 -- a sequential scan of the same condition, for hundreds of queries.
 --

@@ -1,5 +1,5 @@
 --
--- Batch functions over resemblance sketches (src/batch_sketch.c):
+-- Batch functions over resemblance sketches:
 -- minhash_pairs, minhash_join, minhash_clusters, super_shingle_pairs.
 -- Every answer is compared with a brute-force SQL computation.
 --

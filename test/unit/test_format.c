@@ -2,8 +2,8 @@
  *
  * test_format.c
  *	  Unit tests of the text and binary forms of the types and of the
- *	  trigger's argument parser (src/simhash_format.c, src/sketch_format.c,
- *	  src/imatch_format.c, src/trigger_options.c): known accepted and
+ *	  trigger's argument parser (src/core/simhash_format.c, src/core/sketch_format.c,
+ *	  src/core/imatch_format.c, src/core/trigger_options.c): known accepted and
  *	  rejected literals with the code and the detail the server prints,
  *	  canonical output, pinned binary forms.  run_format_tests() returns the
  *	  number of failures.
@@ -476,7 +476,7 @@ test_lexicon_text(void)
 	/* strtoull and strtod syntax: a 0x hash, a hexadecimal share */
 	check_lexicon_literal("lexicon ndocs=1 drop_frequent=0x1p-3 drop_rare=0: 0x1f", NDDUP_PARSE_OK,
 						  "lexicon ndocs=1 drop_frequent=0.125 drop_rare=0: 000000000000001f");
-	/* a count beyond int64 is out of range, not clamped (docs/fuzzing.md, finding 4) */
+	/* a count beyond int64 is out of range, not clamped (docs/reports/fuzzing.md, finding 4) */
 	check_lexicon_literal("df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 1:99999999999999999999",
 						  NDDUP_PARSE_INVALID, "A document frequency is out of range (1 to ndocs).");
 	check_lexicon_literal("df ndocs=9223372036854775807 drop_frequent=-1 drop_rare=-1: 1:9223372036854775807",

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_minhash.c
- *	  Unit tests of src/minhash.c: pinned known answers, the definitions
+ *	  Unit tests of src/core/minhash.c: pinned known answers, the definitions
  *	  (brute force), union = sketch of the union, estimator bias and spread
  *	  on sets of known resemblance, b-bit packing, super-shingle keys and the
  *	  sorted-set helpers.  run_minhash_tests() returns the number of failures.
