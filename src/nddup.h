@@ -24,6 +24,7 @@
  */
 
 #include "fmgr.h"
+#include "pg_compat.h"
 
 /* simhash64 is a pass-by-value uint64 */
 #define DatumGetSimhash64(X)	((uint64) DatumGetInt64(X))

@@ -125,9 +125,9 @@ nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes
 	uint32	   *keys;
 	int			nkeys = 0;
 
-	if (entry->lock_lxid != MyProc->lxid)
+	if (entry->lock_lxid != NDDUP_MY_LXID)
 	{
-		entry->lock_lxid = MyProc->lxid;
+		entry->lock_lxid = NDDUP_MY_LXID;
 		entry->nkeys = 0;
 	}
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, 0, NDDUP_LOCK_TABLE);
