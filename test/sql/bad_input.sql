@@ -476,7 +476,11 @@ FROM bad_input.big ORDER BY label;
 --
 CREATE TABLE bad_input.indexed AS
 SELECT fp, mh, shingle_set(body) AS ss, ball(fp, 3) AS b FROM bad_input.docs;
-SELECT opts, bad_input.try(format('CREATE INDEX ON bad_input.indexed USING %s', opts)) AS outcome
+-- (17 and later build an index with search_path = pg_catalog, pg_temp, so
+-- the server's own message names an operator class with its schema: the
+-- schema is left out here, as 15 and 16 print it)
+SELECT opts, regexp_replace(bad_input.try(format('CREATE INDEX ON bad_input.indexed USING %s', opts)),
+							'^22023 operator class public\.', '22023 operator class ') AS outcome
 FROM (VALUES
 	('gin (fp simhash64_gin_ops(blocks = 1))'), ('gin (fp simhash64_gin_ops(blocks = 9))'),
 	('gin (fp simhash64_gin_ops(blocks = -1))'), ('gin (fp simhash64_gin_ops(blocks = 4.5))'),

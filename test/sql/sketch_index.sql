@@ -6,6 +6,12 @@
 SET extra_float_digits = 0;
 SET client_min_messages = warning;
 SET jit = off;
+-- plans as every supported PostgreSQL major prints them: pg_temp.plan(query)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set plans :abs_srcdir '/include/plans.sql'
+\set ECHO none
+\i :plans
+\set ECHO all
 
 -- 3,000 deterministic documents: 1,000 originals of 30-79 words drawn from
 -- a 3,000-word md5 vocabulary, each with two variants: one with 4-20 % of
@@ -85,12 +91,9 @@ SELECT t, (minhash_lsh_geometry(128, 32, t)).*
 FROM unnest(ARRAY[0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]) t;
 CREATE INDEX sk_mh_idx ON sk USING gin (mh minhash_lsh_ops(threshold = 0.5)) WITH (fastupdate = off);
 
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE similar(mh, (SELECT mh FROM sk WHERE id = 3), 0.8);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE (SELECT mh FROM sk WHERE id = 3) % mh;
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE similar(mh, (SELECT mh FROM sk WHERE id = 3), 0.8)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE (SELECT mh FROM sk WHERE id = 3) % mh$$);
 
 -- one query by hand
 SELECT id, round(jaccard(mh, (SELECT mh FROM sk WHERE id = 3))::numeric, 3) AS r
@@ -232,12 +235,9 @@ CREATE INDEX sk_ss_idx ON sk USING gin (ss shingleset_ops) WITH (fastupdate = of
 CREATE INDEX sk_bt_idx ON sk USING gin (bt);
 CREATE INDEX sk_md_idx ON sk USING gin (md);
 
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE ss <@ containing((SELECT ss FROM sk WHERE id = 2), 0.9);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE similar(ss, (SELECT ss FROM sk WHERE id = 2), 0.7);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE ss && (SELECT ss FROM sk WHERE id = 2);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE ss <@ containing((SELECT ss FROM sk WHERE id = 2), 0.9)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE similar(ss, (SELECT ss FROM sk WHERE id = 2), 0.7)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE ss && (SELECT ss FROM sk WHERE id = 2)$$);
 
 -- which documents contain the excerpt 2 (of original 0)?
 SELECT id, round(containment((SELECT ss FROM sk WHERE id = 2), ss)::numeric, 3) AS c
