@@ -24,35 +24,23 @@ FROM generate_series(1, 6000) i;
 UPDATE pb SET fp = simhash(body), mh = minhash(body), ss = shingle_set(body);
 ANALYZE pb;
 
--- build an index (definition def) with two workers requested; run query
--- through it and through a sequential scan: the answers of each, the rows
--- only one of them returned, and whether the plan used the index
-CREATE FUNCTION pb_check(def text, query text,
-	OUT answers bigint, OUT index_only bigint, OUT seq_only bigint, OUT used_index boolean)
+-- shared functions: pg_temp.compare_scans(query, index)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/include/helpers.sql'
+\set ECHO none
+\i :helpers
+\set ECHO all
+
+-- build an index (definition def) with two workers requested, and compare
+-- the answers of query through it with those of a sequential scan
+CREATE FUNCTION pg_temp.build_and_compare(def text, query text,
+	OUT pairs bigint, OUT index_only bigint, OUT seq_only bigint, OUT used_index boolean)
 LANGUAGE plpgsql AS $$
-DECLARE
-	plan text := '';
-	line text;
 BEGIN
 	PERFORM set_config('max_parallel_maintenance_workers', '2', true);
 	PERFORM set_config('maintenance_work_mem', '256MB', true);
 	EXECUTE 'CREATE INDEX pb_idx ON pb USING ' || def || ' WITH (fastupdate = off)';
-	PERFORM set_config('enable_seqscan', 'off', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		plan := plan || line || E'\n';
-	END LOOP;
-	used_index := plan LIKE '%Bitmap Index Scan on pb_idx%';
-	EXECUTE 'CREATE TEMP TABLE pb_by_index AS ' || query;
-	PERFORM set_config('enable_seqscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_indexscan', 'off', true);
-	EXECUTE 'CREATE TEMP TABLE pb_by_seq AS ' || query;
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	PERFORM set_config('enable_indexscan', 'on', true);
-	SELECT count(*) INTO answers FROM pb_by_seq;
-	SELECT count(*) INTO index_only FROM (TABLE pb_by_index EXCEPT ALL TABLE pb_by_seq) x;
-	SELECT count(*) INTO seq_only FROM (TABLE pb_by_seq EXCEPT ALL TABLE pb_by_index) x;
-	DROP TABLE pb_by_index, pb_by_seq;
+	SELECT * INTO pairs, index_only, seq_only, used_index FROM pg_temp.compare_scans(query, 'pb_idx');
 	DROP INDEX pb_idx;
 END
 $$;
@@ -75,7 +63,6 @@ FROM (VALUES
 	 'SELECT q.id AS qid, d.id FROM pb q JOIN pb d ON d.ss <@ containing(q.ss, 0.8) WHERE q.id % 60 = 0'),
 	('gin (ss shingleset_ops)',
 	 'SELECT q.id AS qid, d.id FROM pb q JOIN pb d ON d.ss && q.ss WHERE q.id % 60 = 0')
-) AS t(def, query), LATERAL pb_check(t.def, t.query) c;
+) AS t(def, query), LATERAL pg_temp.build_and_compare(t.def, t.query) c;
 
-DROP FUNCTION pb_check(text, text);
 DROP TABLE pb;

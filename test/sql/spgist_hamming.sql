@@ -6,11 +6,11 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
--- plans as every supported PostgreSQL major prints them: pg_temp.plan(query)
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set plans :abs_srcdir '/include/plans.sql'
+\set helpers :abs_srcdir '/include/helpers.sql'
 \set ECHO none
-\i :plans
+\i :helpers
 \set ECHO all
 
 -- flip k pseudo-random bits (chosen by seed; repeats flip fewer) of fp

@@ -4,11 +4,11 @@
 -- search_path.  Concurrency is tested in test/isolation/specs/trigger_*.spec.
 --
 SET client_min_messages = warning;
--- plans as every supported PostgreSQL major prints them: pg_temp.plan(query)
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set plans :abs_srcdir '/include/plans.sql'
+\set helpers :abs_srcdir '/include/helpers.sql'
 \set ECHO none
-\i :plans
+\i :helpers
 \set ECHO all
 
 -- fingerprints: a fixed center and copies with the lowest n bits flipped

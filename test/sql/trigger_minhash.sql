@@ -6,11 +6,11 @@
 -- in test/isolation/specs/trigger_minhash.spec.
 --
 SET client_min_messages = warning;
--- plans as every supported PostgreSQL major prints them: pg_temp.plan(query)
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set plans :abs_srcdir '/include/plans.sql'
+\set helpers :abs_srcdir '/include/helpers.sql'
 \set ECHO none
-\i :plans
+\i :helpers
 \set ECHO all
 
 -- 1. A blog table judged from its text; only originals are indexed, with
