@@ -45,8 +45,8 @@ SUITES=build,regress,isolation,tap
 KEEP=0
 while [ $# -gt 0 ]; do
 	case $1 in
-		--prefix) PREFIX=$2; shift 2 ;;
-		--suites) SUITES=$2; shift 2 ;;
+		--prefix) PREFIX=${2:?--prefix needs a directory}; shift 2 ;;
+		--suites) SUITES=${2:?--suites needs a list}; shift 2 ;;
 		--keep) KEEP=1; shift ;;
 		-h|--help) usage ;;
 		-*) echo "unknown option $1" >&2; usage ;;
@@ -91,7 +91,8 @@ build_postgres() {
 	exec 9>"$dir/.lock"
 	flock 9
 	if [ -f "$PREFIX/.nddup-complete" ]; then
-		echo "== reusing the build of PostgreSQL $version in $dir"
+		echo "== reusing the build of PostgreSQL $version in $dir" \
+			"($(sed -n 's/^source //p' "$PREFIX/.nddup-complete"))"
 		return 0
 	fi
 	echo "== building PostgreSQL $version from $SOURCE into $dir (logs: $dir/*.log)"
