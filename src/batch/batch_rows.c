@@ -1,0 +1,252 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch_rows.c
+ *	  The input rows of a batch function: id, auxiliary value (order key or
+ *	  cluster id), side, flags and the method's payload of each row, in
+ *	  arrays while they fit in their share of work_mem, and in a temporary
+ *	  file of fixed-size records beyond it (as a hash join's batches or a
+ *	  sort's runs go to disk).  The later stages read a spilled store
+ *	  sequentially, once per table or pass.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "batch.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Rows always held in memory, whatever work_mem says. */
+#define BATCH_MIN_ROWS		1024
+
+/* Bytes of a spilled record before the payload: id, aux, flags, padding. */
+#define RECORD_HEADER		24
+
+/* Read exactly size bytes; false at the end of the file. */
+static bool
+read_record(BufFile *file, void *ptr, size_t size)
+{
+	size_t		got = BufFileRead(file, ptr, size);
+
+	if (got == 0)
+		return false;
+	if (got != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function: read only %zu of %zu bytes",
+						got, size)));
+	return true;
+}
+
+/* Set up an empty store of rows with payloads of payload_size bytes. */
+void
+batch_rows_init(BatchRows *rows, BatchCall *call, int payload_size,
+				int bytes_per_row, int64 mem_limit)
+{
+	memset(rows, 0, sizeof(*rows));
+	rows->call = call;
+	rows->payload_size = payload_size;
+	rows->bytes_per_row = bytes_per_row;
+	rows->mem_limit = mem_limit;
+	rows->ids_ascending = true;
+	rows->record_size = RECORD_HEADER + MAXALIGN(payload_size);
+}
+
+/*
+ * The rows carry an auxiliary value (order key or cluster id) from now on;
+ * rows stored before have none (NULL).
+ */
+void
+batch_rows_use_aux(BatchRows *rows)
+{
+	if (rows->has_aux)
+		return;
+	rows->has_aux = true;
+	for (uint64 i = 0; i < rows->nrows && !rows->spilled; i++)
+		rows->flags[i] |= BATCH_ROW_AUXNULL;
+	if (!rows->spilled && rows->cap > 0)
+		rows->aux = MemoryContextAllocExtended(rows->call->cxt, rows->cap * sizeof(int64),
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+/* Write the record of one row to the spill file. */
+static void
+write_record(BatchRows *rows, int64 id, int64 aux, uint8 flags,
+			 const void *payload)
+{
+	char	   *r = rows->record;
+
+	memset(r, 0, RECORD_HEADER);
+	memcpy(r, &id, sizeof(int64));
+	memcpy(r + 8, &aux, sizeof(int64));
+	r[16] = (char) flags;
+	if (rows->payload_size > 0)
+		memcpy(r + RECORD_HEADER, payload, rows->payload_size);
+	BufFileWrite(rows->file, r, rows->record_size);
+}
+
+/*
+ * Move the rows to a temporary file: from now on rows are appended there
+ * and the arrays are freed.
+ */
+void
+batch_rows_spill(BatchRows *rows)
+{
+	MemoryContext old;
+
+	if (rows->spilled)
+		return;
+	old = MemoryContextSwitchTo(rows->call->cxt);
+	rows->file = BufFileCreateTemp(false);
+	rows->record = palloc0(rows->record_size);
+	for (uint64 i = 0; i < rows->nrows; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		write_record(rows, rows->id[i], rows->has_aux ? rows->aux[i] : 0,
+					 rows->flags[i], rows->payload + i * rows->payload_size);
+	}
+	if (rows->id)
+	{
+		pfree(rows->id);
+		pfree(rows->flags);
+		if (rows->aux)
+			pfree(rows->aux);
+		if (rows->payload)
+			pfree(rows->payload);
+	}
+	rows->id = rows->aux = NULL;
+	rows->flags = NULL;
+	rows->payload = NULL;
+	rows->cap = 0;
+	rows->spilled = true;
+	MemoryContextSwitchTo(old);
+	batch_log(rows->call, "%s: %llu input rows exceed work_mem (%d kB), the rows go to a temporary file",
+			  rows->call->fname, (unsigned long long) rows->nrows, work_mem);
+}
+
+/* Grow the arrays, never beyond their share of work_mem; false when full. */
+static bool
+grow_rows(BatchRows *rows)
+{
+	uint64		maxrows = Max((uint64) (rows->mem_limit / rows->bytes_per_row),
+							  BATCH_MIN_ROWS);
+	uint64		newcap = Min(Max(rows->cap * 2, BATCH_MIN_ROWS), maxrows);
+	MemoryContext cxt = rows->call->cxt;
+
+	if (newcap <= rows->cap)
+		return false;
+	if (rows->id == NULL)
+	{
+		rows->id = MemoryContextAllocHuge(cxt, newcap * sizeof(int64));
+		rows->flags = MemoryContextAllocHuge(cxt, newcap);
+		if (rows->has_aux)
+			rows->aux = MemoryContextAllocHuge(cxt, newcap * sizeof(int64));
+		if (rows->payload_size > 0)
+			rows->payload = MemoryContextAllocHuge(cxt, newcap * rows->payload_size);
+	}
+	else
+	{
+		rows->id = repalloc_huge(rows->id, newcap * sizeof(int64));
+		rows->flags = repalloc_huge(rows->flags, newcap);
+		if (rows->has_aux)
+			rows->aux = repalloc_huge(rows->aux, newcap * sizeof(int64));
+		if (rows->payload_size > 0)
+			rows->payload = repalloc_huge(rows->payload, newcap * rows->payload_size);
+	}
+	rows->cap = newcap;
+	return true;
+}
+
+/* Store one row (in memory, or in the spill file once over the limit). */
+void
+batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
+			   uint8 flags, const void *payload)
+{
+	if (rows->nrows >= (uint64) PG_UINT32_MAX - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s accepts at most %u input rows", rows->call->fname,
+						PG_UINT32_MAX - 1)));
+	if (rows->nrows > 0 && id <= rows->last_id)
+		rows->ids_ascending = false;
+	rows->last_id = id;
+	if (auxnull)
+		flags |= BATCH_ROW_AUXNULL;
+	if (side == 1)
+		flags |= BATCH_ROW_SIDE1;
+	if (!rows->spilled && rows->nrows == rows->cap && !grow_rows(rows))
+		batch_rows_spill(rows);
+	if (rows->spilled)
+		write_record(rows, id, auxnull ? 0 : aux, flags, payload);
+	else
+	{
+		uint64		i = rows->nrows;
+
+		rows->id[i] = id;
+		if (rows->has_aux)
+			rows->aux[i] = auxnull ? 0 : aux;
+		rows->flags[i] = flags;
+		if (rows->payload_size > 0)
+			memcpy(rows->payload + i * rows->payload_size, payload,
+				   rows->payload_size);
+	}
+	rows->nrows++;
+	if (side == 0)
+		rows->nside0 = rows->nrows;
+}
+
+/* Start reading the rows from the first one (any store). */
+void
+batch_rows_rewind(BatchRows *rows)
+{
+	if (rows->spilled && BufFileSeek(rows->file, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind a temporary file of the batch function")));
+	rows->readpos = 0;
+}
+
+/*
+ * The next row after a rewind, in arrival order; false after the last.
+ * The payload pointer stays valid until the next call.
+ */
+bool
+batch_rows_next(BatchRows *rows, BatchRow *row)
+{
+	uint64		i = rows->readpos;
+
+	if (i >= rows->nrows)
+		return false;
+	rows->readpos = i + 1;
+	if ((i & 0xffff) == 0)
+		CHECK_FOR_INTERRUPTS();
+	row->row = (uint32) i;
+	if (!rows->spilled)
+	{
+		row->id = rows->id[i];
+		row->aux = rows->has_aux ? rows->aux[i] : 0;
+		row->flags = rows->flags[i];
+		row->payload = rows->payload + i * rows->payload_size;
+		return true;
+	}
+	if (!read_record(rows->file, rows->record, rows->record_size))
+		elog(ERROR, "temporary file of %s ended after %llu of %llu rows",
+			 rows->call->fname, (unsigned long long) i,
+			 (unsigned long long) rows->nrows);
+	memcpy(&row->id, rows->record, sizeof(int64));
+	memcpy(&row->aux, rows->record + 8, sizeof(int64));
+	row->flags = (uint8) rows->record[16];
+	row->payload = rows->record + RECORD_HEADER;
+	return true;
+}
+
+/* Release the store's memory and file. */
+void
+batch_rows_free(BatchRows *rows)
+{
+	if (rows->file)
+		BufFileClose(rows->file);
+	rows->file = NULL;
+}
