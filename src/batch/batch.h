@@ -154,7 +154,9 @@ extern char *nddup_relation_query(const char *fname, Oid relid, Name idcol,
 typedef struct BatchRows
 {
 	BatchCall  *call;
-	int			payload_size;	/* bytes per row, a multiple of 8 */
+	int			payload_size;	/* bytes per row, a multiple of 8; 0 with
+								 * variable-length payloads (varlen) */
+	bool		varlen;			/* each row's payload has its own length */
 	int64		mem_limit;		/* bytes the arrays may take */
 	int			bytes_per_row;	/* what a row costs in memory, measured */
 	uint64		nrows;
@@ -170,11 +172,18 @@ typedef struct BatchRows
 	int64	   *aux;
 	uint8	   *flags;
 	char	   *payload;
+	uint64	   *offsets;		/* varlen: payload of row i at [offsets[i],
+								 * offsets[i + 1]) of arena */
+	char	   *arena;
+	uint64		arena_used;
+	uint64		arena_cap;
 	/* spilled */
 	bool		spilled;
 	BufFile    *file;
 	int			record_size;	/* id, aux, flags, payload */
 	char	   *record;			/* one record being written or read */
+	char	   *varbuf;			/* varlen: the payload read back */
+	uint64		varbuf_cap;
 } BatchRows;
 
 /* A row read back from a spilled store. */
@@ -185,17 +194,31 @@ typedef struct BatchRow
 	int64		aux;
 	uint8		flags;
 	const char *payload;
+	uint32		payload_len;	/* varlen: bytes of payload */
 } BatchRow;
 
 extern void batch_rows_init(BatchRows *rows, BatchCall *call, int payload_size,
 							int bytes_per_row, int64 mem_limit);
+extern void batch_rows_init_varlen(BatchRows *rows, BatchCall *call,
+								   int bytes_per_row, int64 mem_limit);
 extern void batch_rows_use_aux(BatchRows *rows);
+extern void batch_rows_add_var(BatchRows *rows, int64 id, int64 aux, bool auxnull,
+							   int side, uint8 flags, const void *payload,
+							   uint32 len);
 extern void batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull,
 						   int side, uint8 flags, const void *payload);
 extern void batch_rows_spill(BatchRows *rows);
 extern void batch_rows_rewind(BatchRows *rows);
 extern bool batch_rows_next(BatchRows *rows, BatchRow *row);
 extern void batch_rows_free(BatchRows *rows);
+
+/* The payload of row i of a varlen store held in memory, and its length. */
+static inline const char *
+batch_rows_var(const BatchRows *rows, uint64 i, uint32 *len)
+{
+	*len = (uint32) (rows->offsets[i + 1] - rows->offsets[i]);
+	return rows->arena + rows->offsets[i];
+}
 
 /* Is row a an earlier representative than row b (order key, then id)? */
 static inline bool
@@ -247,6 +270,7 @@ typedef struct BatchPartitions
 	int			shift;			/* top bits already fixed (recursion) */
 	BufFile   **files;
 	uint64	   *counts;
+	uint64	   *bytes;			/* varlen (record_size 0): bytes written */
 	uint64		total;
 } BatchPartitions;
 
@@ -267,6 +291,74 @@ extern void batch_partitions_sort_each(BatchPartitions *parts,
 									   BatchRunsCallback callback, void *arg,
 									   bool whole_runs);
 extern void batch_partitions_end(BatchPartitions *parts);
+
+/*
+ * Partitions of records of their own lengths (the first 8 bytes of each
+ * still its key), handed to the callback as pointers, in key order; a key
+ * with more records than the limit holds may come in several calls.
+ */
+typedef void (*BatchVarRunsCallback) (void *arg, char **records,
+									  const uint32 *lens, uint64 count);
+
+extern BatchPartitions *batch_partitions_begin_var(BatchCall *call,
+												   double expected_bytes,
+												   int64 mem_limit);
+extern void batch_partitions_put_var(BatchPartitions *parts, const void *record,
+									 uint32 len);
+extern void batch_partitions_sort_each_var(BatchPartitions *parts,
+										   BatchVarRunsCallback callback,
+										   void *arg);
+
+/* ----------------------------------------------------------------
+ *		Candidate pairs of spilled rows and their verification
+ *		(batch_pairs.c)
+ * ----------------------------------------------------------------
+ */
+
+/* The first row of a candidate pair, as the second merge carries it. */
+typedef struct BatchCarried
+{
+	uint32		row;
+	int64		id;
+	uint8		flags;
+	const char *payload;
+	uint32		payload_len;
+} BatchCarried;
+
+/* Called with each distinct candidate (x carried, y read back). */
+typedef void (*BatchVerifyCallback) (void *arg, const BatchCarried *x,
+									 const BatchRow *y);
+
+typedef struct BatchPairSet
+{
+	BatchCall  *call;
+	BatchRows  *rows;
+	int			xbits;			/* bits of a row number in a pair key */
+	BatchPartitions *pairs;		/* candidate pair keys */
+	BatchPartitions *carried;	/* re-keyed by (y, x), with x's payload */
+	BatchVerifyCallback verify;
+	void	   *arg;
+	BatchRow	cursor;			/* the row stream of a merge */
+	bool		cursor_valid;
+	uint64		last_key;		/* to drop repeated candidates */
+	bool		have_last;
+	char	   *carry;			/* a carried record being built */
+	uint64		carry_cap;
+} BatchPairSet;
+
+extern BatchPairSet *batch_pairs_begin(BatchRows *rows);
+extern void batch_pairs_add(BatchPairSet *ps, uint32 a, uint32 b);
+extern void batch_pairs_verify(BatchPairSet *ps, BatchVerifyCallback verify,
+							   void *arg);
+
+/* Called with each pair of rows carrying a flag (ids and flags). */
+typedef void (*BatchFlaggedCallback) (void *arg, int64 ida, uint8 fa,
+									  int64 idb, uint8 fb);
+
+struct BatchUnionFind;
+extern void batch_pairs_of_flagged(BatchRows *rows, uint8 flag,
+								   struct BatchUnionFind *uf,
+								   BatchFlaggedCallback found, void *arg);
 
 /* ----------------------------------------------------------------
  *		Union-find and clusters (batch_cluster.c)

@@ -70,10 +70,13 @@ batch_rows_use_aux(BatchRows *rows)
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
-/* Write the record of one row to the spill file. */
+/*
+ * Write the record of one row to the spill file: the header (id, aux,
+ * flags, and for varlen stores the payload's length), then the payload.
+ */
 static void
 write_record(BatchRows *rows, int64 id, int64 aux, uint8 flags,
-			 const void *payload)
+			 const void *payload, uint32 len)
 {
 	char	   *r = rows->record;
 
@@ -81,9 +84,30 @@ write_record(BatchRows *rows, int64 id, int64 aux, uint8 flags,
 	memcpy(r, &id, sizeof(int64));
 	memcpy(r + 8, &aux, sizeof(int64));
 	r[16] = (char) flags;
+	if (rows->varlen)
+	{
+		memcpy(r + 20, &len, sizeof(uint32));
+		BufFileWrite(rows->file, r, RECORD_HEADER);
+		if (len > 0)
+			BufFileWrite(rows->file, (void *) payload, len);
+		return;
+	}
 	if (rows->payload_size > 0)
 		memcpy(r + RECORD_HEADER, payload, rows->payload_size);
 	BufFileWrite(rows->file, r, rows->record_size);
+}
+
+/*
+ * Set up an empty store of rows whose payloads have their own lengths
+ * (shingle sets); bytes_per_row counts what a row costs besides them.
+ */
+void
+batch_rows_init_varlen(BatchRows *rows, BatchCall *call, int bytes_per_row,
+					   int64 mem_limit)
+{
+	batch_rows_init(rows, call, 0, bytes_per_row, mem_limit);
+	rows->varlen = true;
+	rows->record_size = RECORD_HEADER;
 }
 
 /*
@@ -102,10 +126,15 @@ batch_rows_spill(BatchRows *rows)
 	rows->record = palloc0(rows->record_size);
 	for (uint64 i = 0; i < rows->nrows; i++)
 	{
+		uint32		len = 0;
+		const char *payload;
+
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
+		payload = rows->varlen ? batch_rows_var(rows, i, &len) :
+			rows->payload + i * rows->payload_size;
 		write_record(rows, rows->id[i], rows->has_aux ? rows->aux[i] : 0,
-					 rows->flags[i], rows->payload + i * rows->payload_size);
+					 rows->flags[i], payload, len);
 	}
 	if (rows->id)
 	{
@@ -115,10 +144,15 @@ batch_rows_spill(BatchRows *rows)
 			pfree(rows->aux);
 		if (rows->payload)
 			pfree(rows->payload);
+		if (rows->offsets)
+			pfree(rows->offsets);
+		if (rows->arena)
+			pfree(rows->arena);
 	}
 	rows->id = rows->aux = NULL;
 	rows->flags = NULL;
-	rows->payload = NULL;
+	rows->payload = rows->arena = NULL;
+	rows->offsets = NULL;
 	rows->cap = 0;
 	rows->spilled = true;
 	MemoryContextSwitchTo(old);
@@ -145,6 +179,11 @@ grow_rows(BatchRows *rows)
 			rows->aux = MemoryContextAllocHuge(cxt, newcap * sizeof(int64));
 		if (rows->payload_size > 0)
 			rows->payload = MemoryContextAllocHuge(cxt, newcap * rows->payload_size);
+		if (rows->varlen)
+		{
+			rows->offsets = MemoryContextAllocHuge(cxt, (newcap + 1) * sizeof(uint64));
+			rows->offsets[0] = 0;
+		}
 	}
 	else
 	{
@@ -154,6 +193,8 @@ grow_rows(BatchRows *rows)
 			rows->aux = repalloc_huge(rows->aux, newcap * sizeof(int64));
 		if (rows->payload_size > 0)
 			rows->payload = repalloc_huge(rows->payload, newcap * rows->payload_size);
+		if (rows->varlen)
+			rows->offsets = repalloc_huge(rows->offsets, (newcap + 1) * sizeof(uint64));
 	}
 	rows->cap = newcap;
 	return true;
@@ -179,7 +220,7 @@ batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
 	if (!rows->spilled && rows->nrows == rows->cap && !grow_rows(rows))
 		batch_rows_spill(rows);
 	if (rows->spilled)
-		write_record(rows, id, auxnull ? 0 : aux, flags, payload);
+		write_record(rows, id, auxnull ? 0 : aux, flags, payload, 0);
 	else
 	{
 		uint64		i = rows->nrows;
@@ -195,6 +236,59 @@ batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
 	rows->nrows++;
 	if (side == 0)
 		rows->nside0 = rows->nrows;
+}
+
+/*
+ * Store one row of a varlen store: in memory while the rows and their
+ * payloads fit in the limit, in the spill file after.
+ */
+void
+batch_rows_add_var(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
+				   uint8 flags, const void *payload, uint32 len)
+{
+	if (!rows->spilled)
+	{
+		uint64		need = rows->arena_used + len;
+
+		/* the payloads count against the limit beside the rows */
+		if (rows->nrows >= BATCH_MIN_ROWS &&
+			(double) (rows->nrows + 1) * rows->bytes_per_row + need > (double) rows->mem_limit)
+			batch_rows_spill(rows);
+		else if (need > rows->arena_cap)
+		{
+			uint64		newcap = Max(need, Max(rows->arena_cap * 2, 65536));
+
+			rows->arena = rows->arena == NULL ?
+				MemoryContextAllocHuge(rows->call->cxt, newcap) :
+				repalloc_huge(rows->arena, newcap);
+			rows->arena_cap = newcap;
+		}
+	}
+	if (!rows->spilled && rows->nrows == rows->cap && !grow_rows(rows))
+		batch_rows_spill(rows);
+	if (rows->spilled)
+	{
+		if (rows->nrows >= (uint64) PG_UINT32_MAX - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s accepts at most %u input rows", rows->call->fname,
+							PG_UINT32_MAX - 1)));
+		if (rows->nrows > 0 && id <= rows->last_id)
+			rows->ids_ascending = false;
+		rows->last_id = id;
+		write_record(rows, id, auxnull ? 0 : aux,
+					 flags | (auxnull ? BATCH_ROW_AUXNULL : 0) | (side == 1 ? BATCH_ROW_SIDE1 : 0),
+					 payload, len);
+		rows->nrows++;
+		if (side == 0)
+			rows->nside0 = rows->nrows;
+		return;
+	}
+	if (len > 0)
+		memcpy(rows->arena + rows->arena_used, payload, len);
+	rows->arena_used += len;
+	rows->offsets[rows->nrows + 1] = rows->arena_used;
+	batch_rows_add(rows, id, aux, auxnull, side, flags, NULL);
 }
 
 /* Start reading the rows from the first one (any store). */
@@ -228,7 +322,10 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 		row->id = rows->id[i];
 		row->aux = rows->has_aux ? rows->aux[i] : 0;
 		row->flags = rows->flags[i];
-		row->payload = rows->payload + i * rows->payload_size;
+		if (rows->varlen)
+			row->payload = batch_rows_var(rows, i, &row->payload_len);
+		else
+			row->payload = rows->payload + i * rows->payload_size;
 		return true;
 	}
 	if (!read_record(rows->file, rows->record, rows->record_size))
@@ -238,7 +335,27 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 	memcpy(&row->id, rows->record, sizeof(int64));
 	memcpy(&row->aux, rows->record + 8, sizeof(int64));
 	row->flags = (uint8) rows->record[16];
-	row->payload = rows->record + RECORD_HEADER;
+	if (!rows->varlen)
+	{
+		row->payload = rows->record + RECORD_HEADER;
+		return true;
+	}
+	memcpy(&row->payload_len, rows->record + 20, sizeof(uint32));
+	if (row->payload_len > rows->varbuf_cap)
+	{
+		uint64		newcap = Max((uint64) row->payload_len, rows->varbuf_cap * 2);
+
+		rows->varbuf = rows->varbuf == NULL ?
+			MemoryContextAllocHuge(rows->call->cxt, newcap) :
+			repalloc_huge(rows->varbuf, newcap);
+		rows->varbuf_cap = newcap;
+	}
+	if (row->payload_len > 0 &&
+		BufFileRead(rows->file, rows->varbuf, row->payload_len) != row->payload_len)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
+	row->payload = rows->varbuf;
 	return true;
 }
 

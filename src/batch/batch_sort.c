@@ -224,6 +224,7 @@ partitions_new(BatchCall *call, int record_size, uint64 expected,
 	parts->bits = bits;
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
+	parts->bytes = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
 	return parts;
 }
 
@@ -268,11 +269,10 @@ rewind_file(BufFile *file)
 				 errmsg("could not rewind a temporary file of the batch function")));
 }
 
-/* Read n records of a partition file into buf. */
+/* Read size bytes of a partition file from its start into buf. */
 static void
-read_partition(BatchPartitions *parts, BufFile *file, char *buf, uint64 n)
+read_partition_bytes(BufFile *file, char *buf, size_t want)
 {
-	size_t		want = (size_t) n * parts->record_size;
 	size_t		done = 0;
 
 	rewind_file(file);
@@ -433,7 +433,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 		}
 		buf = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
 		sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
-		read_partition(parts, file, buf, n);
+		read_partition_bytes(file, buf, (size_t) n * rs);
 		BufFileClose(file);
 		parts->files[p] = NULL;
 		sort_records(buf, sorted, n, rs);
@@ -452,5 +452,220 @@ batch_partitions_end(BatchPartitions *parts)
 			BufFileClose(parts->files[p]);
 	pfree(parts->files);
 	pfree(parts->counts);
+	pfree(parts->bytes);
 	pfree(parts);
+}
+
+/* ----------------------------------------------------------------
+ *		Partitions of variable-length records
+ * ----------------------------------------------------------------
+ */
+
+/* Variable-length partitions for about expected_bytes, below 'shift' bits. */
+static BatchPartitions *
+partitions_new_var(BatchCall *call, double expected_bytes, int64 mem_limit, int shift)
+{
+	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
+	int			bits = 1;
+
+	/* the bytes, and about as much again for the sort */
+	while (bits < MAX_PARTITION_BITS && 2.0 * expected_bytes / (1 << bits) > mem_limit / 2)
+		bits++;
+	parts->call = call;
+	parts->record_size = 0;
+	parts->mem_limit = mem_limit;
+	parts->shift = shift;
+	parts->bits = Min(bits, 64 - shift);
+	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << parts->bits);
+	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
+	parts->bytes = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
+	return parts;
+}
+
+/*
+ * Partitions for about expected_bytes of variable-length records, each
+ * partition to be sorted within mem_limit bytes.
+ */
+BatchPartitions *
+batch_partitions_begin_var(BatchCall *call, double expected_bytes, int64 mem_limit)
+{
+	return partitions_new_var(call, expected_bytes, mem_limit, 0);
+}
+
+/* Add a record of len bytes (len >= 8) to the partition of its key. */
+void
+batch_partitions_put_var(BatchPartitions *parts, const void *record, uint32 len)
+{
+	uint64		key = record_key(record);
+	uint64		p = parts->shift >= 64 ? 0 :
+		(key << parts->shift) >> (64 - parts->bits);
+
+	Assert(len >= sizeof(uint64));
+	if (parts->files[p] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
+
+		parts->files[p] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	BufFileWrite(parts->files[p], &len, sizeof(uint32));
+	BufFileWrite(parts->files[p], (void *) record, len);
+	parts->counts[p]++;
+	parts->bytes[p] += sizeof(uint32) + len;
+	parts->total++;
+}
+
+/* Read the next variable-length record of a file into *buf; its length. */
+static uint32
+read_var_record(BufFile *file, char **buf, uint64 *cap)
+{
+	uint32		len;
+
+	if (BufFileRead(file, &len, sizeof(uint32)) != sizeof(uint32))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
+	if (len > *cap)
+	{
+		*cap = Max((uint64) len, *cap * 2);
+		*buf = *buf ? repalloc_huge(*buf, *cap) : palloc_extended(*cap, MCXT_ALLOC_HUGE);
+	}
+	if (BufFileRead(file, *buf, len) != len)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
+	return len;
+}
+
+/*
+ * Hand every partition of variable-length records, sorted by key, to the
+ * callback.  A partition larger than the limit is split again by the next
+ * bits of the key; one whose records all share one key is handed over in
+ * pieces that fit in the limit, in the order they were written.
+ */
+void
+batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback callback,
+							   void *arg)
+{
+	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+	{
+		uint64		n = parts->counts[p];
+		uint64		size = parts->bytes[p];
+		BufFile    *file = parts->files[p];
+		char	   *buf;
+		char	  **ptrs;
+		uint32	   *lens;
+		BatchRec   *recs;
+		BatchRec   *tmp;
+		BatchRec   *sorted;
+		char	  **sptrs;
+		uint32	   *slens;
+		uint64		pos = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (n == 0)
+			continue;
+		if ((double) size + sort_bytes(n, 2 * sizeof(char *)) > parts->mem_limit)
+		{
+			char	   *record = NULL;
+			uint64		cap = 0;
+			uint64		first = 0;
+			bool		same = true;
+			BatchPartitions *sub = NULL;
+
+			if (parts->shift + parts->bits < 64)
+				sub = partitions_new_var(parts->call, (double) size, parts->mem_limit,
+										 parts->shift + parts->bits);
+			rewind_file(file);
+			for (uint64 i = 0; i < n; i++)
+			{
+				uint32		len = read_var_record(file, &record, &cap);
+
+				if (i == 0)
+					first = record_key(record);
+				else if (record_key(record) != first)
+					same = false;
+				if (sub)
+					batch_partitions_put_var(sub, record, len);
+				if ((i & 0xffff) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+			if (!same && sub)
+			{
+				BufFileClose(file);
+				parts->files[p] = NULL;
+				if (record)
+					pfree(record);
+				batch_partitions_sort_each_var(sub, callback, arg);
+				batch_partitions_end(sub);
+				continue;
+			}
+			if (sub)
+				batch_partitions_end(sub);
+			/* one key: pieces within the limit, in file order */
+			rewind_file(file);
+			for (uint64 i = 0; i < n;)
+			{
+				uint64		used = 0;
+				uint64		m = 0;
+				uint64		chunk = Max((uint64) parts->mem_limit / 64, 1);
+
+				ptrs = palloc(sizeof(char *) * Min(chunk, n - i));
+				lens = palloc(sizeof(uint32) * Min(chunk, n - i));
+				while (i < n && m < chunk && used < (uint64) parts->mem_limit)
+				{
+					char	   *one = NULL;
+					uint64		onecap = 0;
+
+					lens[m] = read_var_record(file, &one, &onecap);
+					ptrs[m] = one;
+					used += lens[m];
+					m++;
+					i++;
+				}
+				callback(arg, ptrs, lens, m);
+				for (uint64 j = 0; j < m; j++)
+					pfree(ptrs[j]);
+				pfree(ptrs);
+				pfree(lens);
+			}
+			if (record)
+				pfree(record);
+			BufFileClose(file);
+			parts->files[p] = NULL;
+			continue;
+		}
+		buf = palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
+		read_partition_bytes(file, buf, size);
+		BufFileClose(file);
+		parts->files[p] = NULL;
+		ptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
+		lens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		recs = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+		tmp = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+		for (uint64 i = 0; i < n; i++)
+		{
+			memcpy(&lens[i], buf + pos, sizeof(uint32));
+			ptrs[i] = buf + pos + sizeof(uint32);
+			recs[i].key = record_key(ptrs[i]);
+			recs[i].val = i;
+			pos += sizeof(uint32) + lens[i];
+		}
+		sorted = batch_sort_by_key(recs, tmp, n);
+		sptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
+		slens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		for (uint64 i = 0; i < n; i++)
+		{
+			sptrs[i] = ptrs[sorted[i].val];
+			slens[i] = lens[sorted[i].val];
+		}
+		pfree(recs);
+		pfree(tmp);
+		pfree(ptrs);
+		pfree(lens);
+		callback(arg, sptrs, slens, n);
+		pfree(sptrs);
+		pfree(slens);
+		pfree(buf);
+	}
 }

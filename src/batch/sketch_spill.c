@@ -8,14 +8,12 @@
  * min-hash: the same exact bands as the in-memory path, band by band: the
  * rows go into partition files under the key of their band, each partition
  * is sorted and every pair inside a run of equal keys is a candidate.  The
- * candidates of all bands are one set of (x, y) row pairs, sorted (which
- * removes the pairs found in several bands), then verified by two merges
- * with the rows in arrival order: the first carries x's values to the pair,
- * re-sorted by y, the second compares them with y's values.  So each row's
- * values are read sequentially twice, never at random, and the memory used
- * is that of one partition at a time.  Empty documents (resemblance 1 with
- * each other only) are paired from a file of their own; for clusters,
- * identical sketches are grouped first (one node, one entry per band).
+ * candidates of all bands are verified by two merges with the rows
+ * (batch_pairs.c), so each row's values are read sequentially, never at
+ * random, and the memory used is that of one partition at a time.  Empty
+ * documents (resemblance 1 with each other only) are paired from a file of
+ * their own; for clusters, identical sketches are grouped first (one node,
+ * one entry per band).
  *
  * super-shingles: the arrays are short (a few 8-byte values), so each
  * position's entries carry the whole array and a run is verified in place.
@@ -29,7 +27,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* A row under the key of one band (or all its values: grouping). */
+/* A row under the key of one band. */
 typedef struct BandRec
 {
 	uint64		key;
@@ -37,25 +35,17 @@ typedef struct BandRec
 	uint32		flags;
 } BandRec;
 
-/* A candidate pair: x's row number in the top bits, then y's. */
-typedef struct PairRec
-{
-	uint64		key;
-} PairRec;
+/* A row under a hash of all its values (grouping), with the values. */
+#define GROUP_ROW(rec)		((int64 *) ((rec) + 8))
+#define GROUP_VALUES(rec)	((uint32 *) ((rec) + 16))
 
 /* State of the spilled min-hash search. */
 typedef struct SpillSearch
 {
 	SketchBatch *sb;
-	int			xbits;			/* bits of a row number in a pair key */
-	BatchPartitions *pairs;		/* candidate pairs, all bands */
-	BatchPartitions *carried;	/* pairs re-keyed by y, with x's values */
+	BatchPairSet *pairs;		/* candidates of every band */
 	uint8	   *member;			/* clusters: rows left out of the bands */
-	int			carried_size;	/* bytes of a carried record */
-	BatchRow	cursor;			/* the row stream of a merge */
-	bool		cursor_valid;
-	uint64		last_pair;		/* to drop repeated candidates */
-	bool		have_last;
+	int			group_size;		/* bytes of a grouping record */
 	char	   *leader;			/* grouping: first record of the current run */
 	bool		have_leader;
 } SpillSearch;
@@ -67,108 +57,12 @@ bit_is_set(const uint8 *bits, uint32 i)
 	return (bits[i / 8] & (1 << (i % 8))) != 0;
 }
 
-/* The key of the pair (x, y): x in the top bits, then y. */
-static inline uint64
-pair_key(const SpillSearch *ss, uint32 x, uint32 y)
-{
-	return ((uint64) x << (64 - ss->xbits)) | ((uint64) y << (64 - 2 * ss->xbits));
-}
-
-/* The two rows of a pair key. */
-static inline void
-pair_rows(const SpillSearch *ss, uint64 key, uint32 *x, uint32 *y)
-{
-	uint64		mask = (UINT64CONST(1) << ss->xbits) - 1;
-
-	*x = (uint32) ((key >> (64 - ss->xbits)) & mask);
-	*y = (uint32) ((key >> (64 - 2 * ss->xbits)) & mask);
-}
-
-/* Advance the row stream of a merge to row r; returns that row. */
-static const BatchRow *
-seek_row(SpillSearch *ss, uint32 r)
-{
-	BatchRows  *rows = &ss->sb->rows;
-
-	while (!ss->cursor_valid || ss->cursor.row < r)
-	{
-		if (!batch_rows_next(rows, &ss->cursor))
-			elog(ERROR, "row %u of %s not found in its temporary file", r,
-				 ss->sb->call->fname);
-		ss->cursor_valid = true;
-	}
-	return &ss->cursor;
-}
-
-/*
- * Pairs among the sketches of empty documents (resemblance 1 with each
- * other, 0 with any other): clusters link them into one component; pairs
- * and joins compare every pair of them, from a file of their own.
- */
+/* A pair of sketches of empty documents: resemblance 1. */
 static void
-empty_pairs_spilled(SpillSearch *ss)
+empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
 {
-	SketchBatch *sb = ss->sb;
-	BatchRows  *rows = &sb->rows;
-	BatchRow	row;
-	BufFile    *file = NULL;
-	uint64		ne = 0;
-	int64		first = -1;
-	struct
-	{
-		int64		id;
-		int64		flags;
-	}			a, b;
-
-	batch_rows_rewind(rows);
-	while (batch_rows_next(rows, &row))
-	{
-		if (!(row.flags & ROW_EMPTY))
-			continue;
-		if (sb->call->mode == BATCH_CLUSTER)
-		{
-			if (first < 0)
-				first = row.row;
-			else
-				batch_uf_union(&sb->uf, (uint32) first, row.row);
-			continue;
-		}
-		if (file == NULL)
-			file = BufFileCreateTemp(false);
-		a.id = row.id;
-		a.flags = row.flags;
-		BufFileWrite(file, &a, sizeof(a));
-		ne++;
-	}
-	for (uint64 i = 0; i + 1 < ne; i++)
-	{
-		if (BufFileSeek(file, 0, (off_t) (i * sizeof(a)), SEEK_SET) != 0 ||
-			BufFileRead(file, &a, sizeof(a)) != sizeof(a))
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read from a temporary file of the batch function")));
-		for (uint64 j = i + 1; j < ne; j++)
-		{
-			if (BufFileRead(file, &b, sizeof(b)) != sizeof(b))
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not read from a temporary file of the batch function")));
-			if ((j & 0xfff) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (sb->call->mode == BATCH_JOIN &&
-				!((a.flags ^ b.flags) & BATCH_ROW_SIDE1))
-				continue;
-			sketch_put_pair(sb, a.id, (uint8) a.flags, b.id, (uint8) b.flags, 1.0);
-		}
-	}
-	if (file)
-		BufFileClose(file);
+	sketch_put_pair((SketchBatch *) arg, ida, fa, idb, fb, 1.0);
 }
-
-/* A carried record's parts: key, x's id and flags, x's values. */
-#define CARRIED_ID(rec)		((int64 *) ((rec) + 8))
-#define CARRIED_FLAGS(rec)	((int64 *) ((rec) + 16))
-#define CARRIED_VALUES(rec)	((uint32 *) ((rec) + 24))
 
 /*
  * Partition callback of the grouping pass (clusters): a record whose values
@@ -185,20 +79,20 @@ group_runs(void *arg, char *records, uint64 count)
 
 	for (uint64 i = 0; i < count; i++)
 	{
-		char	   *ri = records + i * ss->carried_size;
-		uint32		rowi = (uint32) *CARRIED_ID(ri);
+		char	   *ri = records + i * ss->group_size;
+		uint32		rowi = (uint32) *GROUP_ROW(ri);
 
 		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!ss->have_leader || memcmp(ri, ss->leader, 8) != 0)
 		{
-			memcpy(ss->leader, ri, ss->carried_size);
+			memcpy(ss->leader, ri, ss->group_size);
 			ss->have_leader = true;
 			continue;
 		}
-		if (memcmp(CARRIED_VALUES(ri), CARRIED_VALUES(ss->leader), vbytes) == 0)
+		if (memcmp(GROUP_VALUES(ri), GROUP_VALUES(ss->leader), vbytes) == 0)
 		{
-			batch_uf_union(&sb->uf, (uint32) *CARRIED_ID(ss->leader), rowi);
+			batch_uf_union(&sb->uf, (uint32) *GROUP_ROW(ss->leader), rowi);
 			ss->member[rowi / 8] |= (uint8) (1 << (rowi % 8));
 		}
 	}
@@ -206,9 +100,8 @@ group_runs(void *arg, char *records, uint64 count)
 
 /*
  * Group identical sketches of spilled rows (clusters): records keyed by a
- * hash of all values, carrying the values (here the id field holds the row
- * number); members of a group are linked to its first row and left out of
- * the bands.
+ * hash of all values, carrying the values; members of a group are linked to
+ * its first row and left out of the bands.
  */
 static void
 group_identical_spilled(SpillSearch *ss)
@@ -217,9 +110,11 @@ group_identical_spilled(SpillSearch *ss)
 	BatchCall  *call = sb->call;
 	BatchPartitions *parts;
 	BatchRow	row;
-	char	   *rec = palloc0(ss->carried_size);
+	char	   *rec;
 
-	parts = batch_partitions_begin(call, ss->carried_size, sb->rows.nrows, call->mem_limit);
+	ss->group_size = MAXALIGN(16 + sizeof(uint32) * sb->k);
+	rec = palloc0(ss->group_size);
+	parts = batch_partitions_begin(call, ss->group_size, sb->rows.nrows, call->mem_limit);
 	batch_rows_rewind(&sb->rows);
 	while (batch_rows_next(&sb->rows, &row))
 	{
@@ -229,12 +124,11 @@ group_identical_spilled(SpillSearch *ss)
 			continue;
 		key = sketch_band_key((const uint32 *) row.payload, sb->k);
 		memcpy(rec, &key, sizeof(uint64));
-		*CARRIED_ID(rec) = row.row;
-		*CARRIED_FLAGS(rec) = row.flags;
-		memcpy(CARRIED_VALUES(rec), row.payload, sizeof(uint32) * sb->k);
+		*GROUP_ROW(rec) = row.row;
+		memcpy(GROUP_VALUES(rec), row.payload, sizeof(uint32) * sb->k);
 		batch_partitions_put(parts, rec);
 	}
-	ss->leader = palloc(ss->carried_size);
+	ss->leader = palloc(ss->group_size);
 	ss->have_leader = false;
 	batch_partitions_sort_each(parts, group_runs, ss, false);
 	batch_partitions_end(parts);
@@ -260,18 +154,13 @@ band_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
-				PairRec		p;
-				uint32		x = Min(recs[a].row, recs[b].row);
-				uint32		y = Max(recs[a].row, recs[b].row);
-
 				if (sb->call->mode == BATCH_JOIN &&
 					!((recs[a].flags ^ recs[b].flags) & BATCH_ROW_SIDE1))
 					continue;
 				if (sb->call->mode == BATCH_CLUSTER &&
-					batch_uf_find(&sb->uf, x) == batch_uf_find(&sb->uf, y))
+					batch_uf_find(&sb->uf, recs[a].row) == batch_uf_find(&sb->uf, recs[b].row))
 					continue;
-				p.key = pair_key(ss, x, y);
-				batch_partitions_put(ss->pairs, &p);
+				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
 			}
 		}
 		if ((s & 0xffff) == 0)
@@ -280,79 +169,21 @@ band_runs(void *arg, char *records, uint64 count)
 	}
 }
 
-/*
- * First merge: the candidates in (x, y) order, repeats dropped, meet the
- * rows in arrival order; each goes on keyed by (y, x) with x's id, flags
- * and values.
- */
+/* Verify a candidate pair with the estimate; report (or link) it. */
 static void
-carry_runs(void *arg, char *records, uint64 count)
+verify_pair(void *arg, const BatchCarried *x, const BatchRow *y)
 {
-	SpillSearch *ss = (SpillSearch *) arg;
-	SketchBatch *sb = ss->sb;
-	PairRec    *pairs = (PairRec *) records;
-	char	   *rec = palloc0(ss->carried_size);
+	SketchBatch *sb = (SketchBatch *) arg;
+	int			e = sketch_equal_count((const uint32 *) x->payload,
+									   (const uint32 *) y->payload, sb->k);
 
-	for (uint64 i = 0; i < count; i++)
-	{
-		uint32		x;
-		uint32		y;
-		uint64		key;
-		const BatchRow *rx;
-
-		if (ss->have_last && pairs[i].key == ss->last_pair)
-			continue;
-		ss->last_pair = pairs[i].key;
-		ss->have_last = true;
-		pair_rows(ss, pairs[i].key, &x, &y);
-		rx = seek_row(ss, x);
-		key = pair_key(ss, y, x);
-		memcpy(rec, &key, sizeof(uint64));
-		*CARRIED_ID(rec) = rx->id;
-		*CARRIED_FLAGS(rec) = rx->flags;
-		memcpy(CARRIED_VALUES(rec), rx->payload, sizeof(uint32) * sb->k);
-		batch_partitions_put(ss->carried, rec);
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	pfree(rec);
-}
-
-/*
- * Second merge: the carried candidates in (y, x) order meet the rows again;
- * each pair is verified with the estimate and reported (or linked).
- */
-static void
-verify_runs(void *arg, char *records, uint64 count)
-{
-	SpillSearch *ss = (SpillSearch *) arg;
-	SketchBatch *sb = ss->sb;
-
-	for (uint64 i = 0; i < count; i++)
-	{
-		char	   *rec = records + i * ss->carried_size;
-		uint64		key;
-		uint32		x;
-		uint32		y;
-		const BatchRow *ry;
-		int			e;
-
-		memcpy(&key, rec, sizeof(uint64));
-		pair_rows(ss, key, &y, &x);
-		ry = seek_row(ss, y);
-		sb->call->ncand++;
-		e = sketch_equal_count(CARRIED_VALUES(rec), (const uint32 *) ry->payload, sb->k);
-		if (e < sb->emin)
-			continue;
-		if (sb->call->mode == BATCH_CLUSTER)
-			batch_uf_union(&sb->uf, x, y);
-		else
-			sketch_put_pair(sb, *CARRIED_ID(rec), (uint8) *CARRIED_FLAGS(rec),
-							ry->id, ry->flags,
-							nddup_minhash_estimate(e, sb->k, sb->params->bits));
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+	if (e < sb->emin)
+		return;
+	if (sb->call->mode == BATCH_CLUSTER)
+		batch_uf_union(&sb->uf, x->row, y->row);
+	else
+		sketch_put_pair(sb, x->id, x->flags, y->id, y->flags,
+						nddup_minhash_estimate(e, sb->k, sb->params->bits));
 }
 
 /*
@@ -386,14 +217,10 @@ sketch_pairs_spilled(SketchBatch *sb)
 				 errhint("Use a threshold above 0.")));
 	memset(&ss, 0, sizeof(ss));
 	ss.sb = sb;
-	ss.xbits = 1;
-	while (ss.xbits < 32 && (UINT64CONST(1) << ss.xbits) < rows->nrows)
-		ss.xbits++;
-	ss.carried_size = MAXALIGN(24 + sizeof(uint32) * sb->k);
 	batch_log(call, "%s: %llu rows through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, work_mem);
 
-	empty_pairs_spilled(&ss);
+	batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
 	if (call->mode == BATCH_CLUSTER)
 	{
 		ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
@@ -401,7 +228,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 	}
 
 	/* candidates of every band */
-	ss.pairs = batch_partitions_begin(call, sizeof(PairRec), rows->nrows, call->mem_limit);
+	ss.pairs = batch_pairs_begin(rows);
 	for (int j = 0; j < sb->nbands; j++)
 	{
 		BatchPartitions *band = batch_partitions_begin(call, sizeof(BandRec),
@@ -426,20 +253,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 		batch_partitions_end(band);
 		batch_report_progress(call, "band", j + 1, sb->nbands);
 	}
-	batch_log_time(call, "%s: %llu candidate pairs from %d bands",
-				   call->fname, (unsigned long long) ss.pairs->total, sb->nbands);
-
-	/* verification: two merges with the rows */
-	ss.carried = batch_partitions_begin(call, ss.carried_size, ss.pairs->total,
-										call->mem_limit);
-	batch_rows_rewind(rows);
-	ss.cursor_valid = false;
-	batch_partitions_sort_each(ss.pairs, carry_runs, &ss, false);
-	batch_partitions_end(ss.pairs);
-	batch_rows_rewind(rows);
-	ss.cursor_valid = false;
-	batch_partitions_sort_each(ss.carried, verify_runs, &ss, false);
-	batch_partitions_end(ss.carried);
+	batch_pairs_verify(ss.pairs, verify_pair, sb);
 	if (ss.member)
 		pfree(ss.member);
 }
