@@ -154,9 +154,9 @@ extern char *nddup_relation_query(const char *fname, Oid relid, Name idcol,
 typedef struct BatchRows
 {
 	BatchCall  *call;
-	int			payload_size;	/* bytes per row, a multiple of 8; 0 with
-								 * variable-length payloads (varlen) */
-	bool		varlen;			/* each row's payload has its own length */
+	int			payload_size;	/* bytes of every row's fixed payload */
+	bool		has_extra;		/* rows also have an extra part of their own
+								 * length */
 	int64		mem_limit;		/* bytes the arrays may take */
 	int			bytes_per_row;	/* what a row costs in memory, measured */
 	uint64		nrows;
@@ -172,7 +172,7 @@ typedef struct BatchRows
 	int64	   *aux;
 	uint8	   *flags;
 	char	   *payload;
-	uint64	   *offsets;		/* varlen: payload of row i at [offsets[i],
+	uint64	   *offsets;		/* extra part of row i at [offsets[i],
 								 * offsets[i + 1]) of arena */
 	char	   *arena;
 	uint64		arena_used;
@@ -182,8 +182,8 @@ typedef struct BatchRows
 	BufFile    *file;
 	int			record_size;	/* id, aux, flags, payload */
 	char	   *record;			/* one record being written or read */
-	char	   *varbuf;			/* varlen: the payload read back */
-	uint64		varbuf_cap;
+	char	   *extrabuf;		/* the extra part read back */
+	uint64		extrabuf_cap;
 } BatchRows;
 
 /* A row read back from a spilled store. */
@@ -193,18 +193,18 @@ typedef struct BatchRow
 	int64		id;
 	int64		aux;
 	uint8		flags;
-	const char *payload;
-	uint32		payload_len;	/* varlen: bytes of payload */
+	const char *payload;		/* the fixed payload */
+	const char *extra;			/* the extra part, extra_len bytes */
+	uint32		extra_len;
 } BatchRow;
 
 extern void batch_rows_init(BatchRows *rows, BatchCall *call, int payload_size,
 							int bytes_per_row, int64 mem_limit);
-extern void batch_rows_init_varlen(BatchRows *rows, BatchCall *call,
-								   int bytes_per_row, int64 mem_limit);
+extern void batch_rows_use_extra(BatchRows *rows);
 extern void batch_rows_use_aux(BatchRows *rows);
-extern void batch_rows_add_var(BatchRows *rows, int64 id, int64 aux, bool auxnull,
-							   int side, uint8 flags, const void *payload,
-							   uint32 len);
+extern void batch_rows_add_extra(BatchRows *rows, int64 id, int64 aux, bool auxnull,
+								 int side, uint8 flags, const void *payload,
+								 const void *extra, uint32 len);
 extern void batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull,
 						   int side, uint8 flags, const void *payload);
 extern void batch_rows_spill(BatchRows *rows);
@@ -212,9 +212,9 @@ extern void batch_rows_rewind(BatchRows *rows);
 extern bool batch_rows_next(BatchRows *rows, BatchRow *row);
 extern void batch_rows_free(BatchRows *rows);
 
-/* The payload of row i of a varlen store held in memory, and its length. */
+/* The extra part of row i of rows held in memory, and its length. */
 static inline const char *
-batch_rows_var(const BatchRows *rows, uint64 i, uint32 *len)
+batch_rows_extra(const BatchRows *rows, uint64 i, uint32 *len)
 {
 	*len = (uint32) (rows->offsets[i + 1] - rows->offsets[i]);
 	return rows->arena + rows->offsets[i];
@@ -321,8 +321,9 @@ typedef struct BatchCarried
 	uint32		row;
 	int64		id;
 	uint8		flags;
-	const char *payload;
-	uint32		payload_len;
+	const char *payload;		/* the fixed payload */
+	const char *extra;			/* the extra part, extra_len bytes */
+	uint32		extra_len;
 } BatchCarried;
 
 /* Called with each distinct candidate (x carried, y read back). */

@@ -25,7 +25,10 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* Bytes of a carried record before x's payload: key, id, flags, length. */
+/*
+ * A carried record: key 8, x's id 8, flags 4, extra length 4, then x's
+ * fixed payload (MAXALIGNed) and extra part.
+ */
 #define CARRIED_HEADER		24
 
 /* Start a set of candidate pairs of the rows. */
@@ -84,13 +87,6 @@ seek_row(BatchPairSet *ps, uint32 r)
 	return &ps->cursor;
 }
 
-/* The payload length of a row of the store. */
-static inline uint32
-payload_len(const BatchPairSet *ps, const BatchRow *row)
-{
-	return ps->rows->varlen ? row->payload_len : (uint32) ps->rows->payload_size;
-}
-
 /*
  * First merge: the candidates in (x, y) order, repeats dropped, meet the
  * rows; each goes on keyed by (y, x) with x's id, flags and payload.
@@ -107,6 +103,7 @@ carry_runs(void *arg, char *records, uint64 count)
 		uint32		y;
 		uint64		key;
 		const BatchRow *rx;
+		uint32		fixed = MAXALIGN(ps->rows->payload_size);
 		uint32		len;
 		int64		flags;
 
@@ -116,10 +113,10 @@ carry_runs(void *arg, char *records, uint64 count)
 		ps->have_last = true;
 		pair_rows(ps, keys[i], &x, &y);
 		rx = seek_row(ps, x);
-		len = payload_len(ps, rx);
-		if (CARRIED_HEADER + (uint64) len > ps->carry_cap)
+		len = rx->extra_len;
+		if (CARRIED_HEADER + fixed + (uint64) len > ps->carry_cap)
 		{
-			ps->carry_cap = Max(CARRIED_HEADER + (uint64) len, ps->carry_cap * 2);
+			ps->carry_cap = Max(CARRIED_HEADER + fixed + (uint64) len, ps->carry_cap * 2);
 			ps->carry = ps->carry ? repalloc_huge(ps->carry, ps->carry_cap) :
 				MemoryContextAllocHuge(ps->call->cxt, ps->carry_cap);
 		}
@@ -129,9 +126,11 @@ carry_runs(void *arg, char *records, uint64 count)
 		memcpy(ps->carry + 8, &rx->id, sizeof(int64));
 		memcpy(ps->carry + 16, &flags, sizeof(uint32));
 		memcpy(ps->carry + 20, &len, sizeof(uint32));
+		if (ps->rows->payload_size > 0)
+			memcpy(ps->carry + CARRIED_HEADER, rx->payload, ps->rows->payload_size);
 		if (len > 0)
-			memcpy(ps->carry + CARRIED_HEADER, rx->payload, len);
-		batch_partitions_put_var(ps->carried, ps->carry, CARRIED_HEADER + len);
+			memcpy(ps->carry + CARRIED_HEADER + fixed, rx->extra, len);
+		batch_partitions_put_var(ps->carried, ps->carry, CARRIED_HEADER + fixed + len);
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -161,8 +160,9 @@ verify_runs(void *arg, char **records, const uint32 *lens, uint64 count)
 		memcpy(&cx.id, rec + 8, sizeof(int64));
 		memcpy(&flags, rec + 16, sizeof(uint32));
 		cx.flags = (uint8) flags;
-		memcpy(&cx.payload_len, rec + 20, sizeof(uint32));
+		memcpy(&cx.extra_len, rec + 20, sizeof(uint32));
 		cx.payload = rec + CARRIED_HEADER;
+		cx.extra = rec + CARRIED_HEADER + MAXALIGN(ps->rows->payload_size);
 		ps->call->ncand++;
 		ps->verify(ps->arg, &cx, seek_row(ps, y));
 		if ((i & 0xffff) == 0)
@@ -186,7 +186,8 @@ batch_pairs_verify(BatchPairSet *ps, BatchVerifyCallback verify, void *arg)
 	ps->arg = arg;
 	ps->carried = batch_partitions_begin_var(ps->call,
 											 (double) ps->pairs->total *
-											 (CARRIED_HEADER + (rows->varlen ? 64 : rows->payload_size)),
+											 (CARRIED_HEADER + MAXALIGN(rows->payload_size) +
+											  (rows->has_extra ? 64 : 0)),
 											 ps->call->mem_limit);
 	batch_rows_rewind(rows);
 	ps->cursor_valid = false;

@@ -2,11 +2,12 @@
  *
  * batch_rows.c
  *	  The input rows of a batch function: id, auxiliary value (order key or
- *	  cluster id), side, flags and the method's payload of each row, in
- *	  arrays while they fit in their share of work_mem, and in a temporary
- *	  file of fixed-size records beyond it (as a hash join's batches or a
- *	  sort's runs go to disk).  The later stages read a spilled store
- *	  sequentially, once per table or pass.
+ *	  cluster id), side, flags, the method's fixed-size payload and, when
+ *	  asked for, an extra part of each row's own length (a shingle set, or
+ *	  the shingles a candidate is verified with); in arrays while they fit in
+ *	  their share of work_mem, and in a temporary file of records beyond it
+ *	  (as a hash join's batches or a sort's runs go to disk).  The later
+ *	  stages read a spilled store sequentially, once per table or pass.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,7 +21,10 @@
 /* Rows always held in memory, whatever work_mem says. */
 #define BATCH_MIN_ROWS		1024
 
-/* Bytes of a spilled record before the payload: id, aux, flags, padding. */
+/*
+ * A spilled record: id 8, aux 8, flags 1, padding 3, the extra part's
+ * length 4; then the fixed payload (MAXALIGNed), then the extra part.
+ */
 #define RECORD_HEADER		24
 
 /* Read exactly size bytes; false at the end of the file. */
@@ -54,6 +58,17 @@ batch_rows_init(BatchRows *rows, BatchCall *call, int payload_size,
 }
 
 /*
+ * Every row has an extra part of its own length from now on (call before
+ * the first row).
+ */
+void
+batch_rows_use_extra(BatchRows *rows)
+{
+	Assert(rows->nrows == 0);
+	rows->has_extra = true;
+}
+
+/*
  * The rows carry an auxiliary value (order key or cluster id) from now on;
  * rows stored before have none (NULL).
  */
@@ -70,44 +85,23 @@ batch_rows_use_aux(BatchRows *rows)
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
-/*
- * Write the record of one row to the spill file: the header (id, aux,
- * flags, and for varlen stores the payload's length), then the payload.
- */
+/* Write the record of one row to the spill file. */
 static void
 write_record(BatchRows *rows, int64 id, int64 aux, uint8 flags,
-			 const void *payload, uint32 len)
+			 const void *payload, const void *extra, uint32 len)
 {
 	char	   *r = rows->record;
 
-	memset(r, 0, RECORD_HEADER);
+	memset(r, 0, rows->record_size);
 	memcpy(r, &id, sizeof(int64));
 	memcpy(r + 8, &aux, sizeof(int64));
 	r[16] = (char) flags;
-	if (rows->varlen)
-	{
-		memcpy(r + 20, &len, sizeof(uint32));
-		BufFileWrite(rows->file, r, RECORD_HEADER);
-		if (len > 0)
-			BufFileWrite(rows->file, (void *) payload, len);
-		return;
-	}
+	memcpy(r + 20, &len, sizeof(uint32));
 	if (rows->payload_size > 0)
 		memcpy(r + RECORD_HEADER, payload, rows->payload_size);
 	BufFileWrite(rows->file, r, rows->record_size);
-}
-
-/*
- * Set up an empty store of rows whose payloads have their own lengths
- * (shingle sets); bytes_per_row counts what a row costs besides them.
- */
-void
-batch_rows_init_varlen(BatchRows *rows, BatchCall *call, int bytes_per_row,
-					   int64 mem_limit)
-{
-	batch_rows_init(rows, call, 0, bytes_per_row, mem_limit);
-	rows->varlen = true;
-	rows->record_size = RECORD_HEADER;
+	if (len > 0)
+		BufFileWrite(rows->file, (void *) extra, len);
 }
 
 /*
@@ -127,14 +121,12 @@ batch_rows_spill(BatchRows *rows)
 	for (uint64 i = 0; i < rows->nrows; i++)
 	{
 		uint32		len = 0;
-		const char *payload;
+		const char *extra = rows->has_extra ? batch_rows_extra(rows, i, &len) : NULL;
 
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		payload = rows->varlen ? batch_rows_var(rows, i, &len) :
-			rows->payload + i * rows->payload_size;
 		write_record(rows, rows->id[i], rows->has_aux ? rows->aux[i] : 0,
-					 rows->flags[i], payload, len);
+					 rows->flags[i], rows->payload + i * rows->payload_size, extra, len);
 	}
 	if (rows->id)
 	{
@@ -179,7 +171,7 @@ grow_rows(BatchRows *rows)
 			rows->aux = MemoryContextAllocHuge(cxt, newcap * sizeof(int64));
 		if (rows->payload_size > 0)
 			rows->payload = MemoryContextAllocHuge(cxt, newcap * rows->payload_size);
-		if (rows->varlen)
+		if (rows->has_extra)
 		{
 			rows->offsets = MemoryContextAllocHuge(cxt, (newcap + 1) * sizeof(uint64));
 			rows->offsets[0] = 0;
@@ -193,17 +185,42 @@ grow_rows(BatchRows *rows)
 			rows->aux = repalloc_huge(rows->aux, newcap * sizeof(int64));
 		if (rows->payload_size > 0)
 			rows->payload = repalloc_huge(rows->payload, newcap * rows->payload_size);
-		if (rows->varlen)
+		if (rows->has_extra)
 			rows->offsets = repalloc_huge(rows->offsets, (newcap + 1) * sizeof(uint64));
 	}
 	rows->cap = newcap;
 	return true;
 }
 
-/* Store one row (in memory, or in the spill file once over the limit). */
+/* Make room in memory for an extra part of len bytes; false if over the limit. */
+static bool
+reserve_extra(BatchRows *rows, uint32 len)
+{
+	uint64		need = rows->arena_used + len;
+
+	/* the extra parts count against the limit beside the rows */
+	if (rows->nrows >= BATCH_MIN_ROWS &&
+		(double) (rows->nrows + 1) * rows->bytes_per_row + need > (double) rows->mem_limit)
+		return false;
+	if (need > rows->arena_cap)
+	{
+		uint64		newcap = Max(need, Max(rows->arena_cap * 2, 65536));
+
+		rows->arena = rows->arena == NULL ?
+			MemoryContextAllocHuge(rows->call->cxt, newcap) :
+			repalloc_huge(rows->arena, newcap);
+		rows->arena_cap = newcap;
+	}
+	return true;
+}
+
+/*
+ * Store one row, with its fixed payload and (for a store with extra parts)
+ * len bytes of extra: in memory, or in the spill file once over the limit.
+ */
 void
-batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
-			   uint8 flags, const void *payload)
+batch_rows_add_extra(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
+					 uint8 flags, const void *payload, const void *extra, uint32 len)
 {
 	if (rows->nrows >= (uint64) PG_UINT32_MAX - 1)
 		ereport(ERROR,
@@ -217,10 +234,12 @@ batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
 		flags |= BATCH_ROW_AUXNULL;
 	if (side == 1)
 		flags |= BATCH_ROW_SIDE1;
+	if (!rows->spilled && rows->has_extra && !reserve_extra(rows, len))
+		batch_rows_spill(rows);
 	if (!rows->spilled && rows->nrows == rows->cap && !grow_rows(rows))
 		batch_rows_spill(rows);
 	if (rows->spilled)
-		write_record(rows, id, auxnull ? 0 : aux, flags, payload, 0);
+		write_record(rows, id, auxnull ? 0 : aux, flags, payload, extra, len);
 	else
 	{
 		uint64		i = rows->nrows;
@@ -232,63 +251,25 @@ batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
 		if (rows->payload_size > 0)
 			memcpy(rows->payload + i * rows->payload_size, payload,
 				   rows->payload_size);
+		if (rows->has_extra)
+		{
+			if (len > 0)
+				memcpy(rows->arena + rows->arena_used, extra, len);
+			rows->arena_used += len;
+			rows->offsets[i + 1] = rows->arena_used;
+		}
 	}
 	rows->nrows++;
 	if (side == 0)
 		rows->nside0 = rows->nrows;
 }
 
-/*
- * Store one row of a varlen store: in memory while the rows and their
- * payloads fit in the limit, in the spill file after.
- */
+/* Store one row of a store without extra parts. */
 void
-batch_rows_add_var(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
-				   uint8 flags, const void *payload, uint32 len)
+batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull, int side,
+			   uint8 flags, const void *payload)
 {
-	if (!rows->spilled)
-	{
-		uint64		need = rows->arena_used + len;
-
-		/* the payloads count against the limit beside the rows */
-		if (rows->nrows >= BATCH_MIN_ROWS &&
-			(double) (rows->nrows + 1) * rows->bytes_per_row + need > (double) rows->mem_limit)
-			batch_rows_spill(rows);
-		else if (need > rows->arena_cap)
-		{
-			uint64		newcap = Max(need, Max(rows->arena_cap * 2, 65536));
-
-			rows->arena = rows->arena == NULL ?
-				MemoryContextAllocHuge(rows->call->cxt, newcap) :
-				repalloc_huge(rows->arena, newcap);
-			rows->arena_cap = newcap;
-		}
-	}
-	if (!rows->spilled && rows->nrows == rows->cap && !grow_rows(rows))
-		batch_rows_spill(rows);
-	if (rows->spilled)
-	{
-		if (rows->nrows >= (uint64) PG_UINT32_MAX - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s accepts at most %u input rows", rows->call->fname,
-							PG_UINT32_MAX - 1)));
-		if (rows->nrows > 0 && id <= rows->last_id)
-			rows->ids_ascending = false;
-		rows->last_id = id;
-		write_record(rows, id, auxnull ? 0 : aux,
-					 flags | (auxnull ? BATCH_ROW_AUXNULL : 0) | (side == 1 ? BATCH_ROW_SIDE1 : 0),
-					 payload, len);
-		rows->nrows++;
-		if (side == 0)
-			rows->nside0 = rows->nrows;
-		return;
-	}
-	if (len > 0)
-		memcpy(rows->arena + rows->arena_used, payload, len);
-	rows->arena_used += len;
-	rows->offsets[rows->nrows + 1] = rows->arena_used;
-	batch_rows_add(rows, id, aux, auxnull, side, flags, NULL);
+	batch_rows_add_extra(rows, id, aux, auxnull, side, flags, payload, NULL, 0);
 }
 
 /* Start reading the rows from the first one (any store). */
@@ -304,7 +285,7 @@ batch_rows_rewind(BatchRows *rows)
 
 /*
  * The next row after a rewind, in arrival order; false after the last.
- * The payload pointer stays valid until the next call.
+ * The payload and extra pointers stay valid until the next call.
  */
 bool
 batch_rows_next(BatchRows *rows, BatchRow *row)
@@ -317,15 +298,16 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 	if ((i & 0xffff) == 0)
 		CHECK_FOR_INTERRUPTS();
 	row->row = (uint32) i;
+	row->extra = NULL;
+	row->extra_len = 0;
 	if (!rows->spilled)
 	{
 		row->id = rows->id[i];
 		row->aux = rows->has_aux ? rows->aux[i] : 0;
 		row->flags = rows->flags[i];
-		if (rows->varlen)
-			row->payload = batch_rows_var(rows, i, &row->payload_len);
-		else
-			row->payload = rows->payload + i * rows->payload_size;
+		row->payload = rows->payload + i * rows->payload_size;
+		if (rows->has_extra)
+			row->extra = batch_rows_extra(rows, i, &row->extra_len);
 		return true;
 	}
 	if (!read_record(rows->file, rows->record, rows->record_size))
@@ -335,27 +317,23 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 	memcpy(&row->id, rows->record, sizeof(int64));
 	memcpy(&row->aux, rows->record + 8, sizeof(int64));
 	row->flags = (uint8) rows->record[16];
-	if (!rows->varlen)
-	{
-		row->payload = rows->record + RECORD_HEADER;
+	memcpy(&row->extra_len, rows->record + 20, sizeof(uint32));
+	row->payload = rows->record + RECORD_HEADER;
+	if (!rows->has_extra)
 		return true;
-	}
-	memcpy(&row->payload_len, rows->record + 20, sizeof(uint32));
-	if (row->payload_len > rows->varbuf_cap)
+	if (row->extra_len > rows->extrabuf_cap)
 	{
-		uint64		newcap = Max((uint64) row->payload_len, rows->varbuf_cap * 2);
+		uint64		newcap = Max((uint64) row->extra_len, rows->extrabuf_cap * 2);
 
-		rows->varbuf = rows->varbuf == NULL ?
+		rows->extrabuf = rows->extrabuf == NULL ?
 			MemoryContextAllocHuge(rows->call->cxt, newcap) :
-			repalloc_huge(rows->varbuf, newcap);
-		rows->varbuf_cap = newcap;
+			repalloc_huge(rows->extrabuf, newcap);
+		rows->extrabuf_cap = newcap;
 	}
-	if (row->payload_len > 0 &&
-		BufFileRead(rows->file, rows->varbuf, row->payload_len) != row->payload_len)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from a temporary file of the batch function")));
-	row->payload = rows->varbuf;
+	if (row->extra_len > 0 && !read_record(rows->file, rows->extrabuf, row->extra_len))
+		elog(ERROR, "temporary file of %s ended inside row %llu",
+			 rows->call->fname, (unsigned long long) i);
+	row->extra = rows->extrabuf;
 	return true;
 }
 

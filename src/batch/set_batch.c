@@ -381,8 +381,8 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 	else if (s->nitems == 0)
 		flags |= ROW_NO_SAMPLE;
 	count_df(sb, s->items, s->nitems);
-	batch_rows_add_var(&sb->rows, id, aux, auxnull, sb->side, flags, s->items,
-					   s->nitems * sizeof(uint64));
+	batch_rows_add_extra(&sb->rows, id, aux, auxnull, sb->side, flags, NULL, s->items,
+						 s->nitems * sizeof(uint64));
 	if ((Pointer) s != DatumGetPointer(slot->tts_values[1]))
 		pfree(s);
 	return true;
@@ -446,9 +446,10 @@ begin_sets(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	/* the frequency table takes a quarter of work_mem, the rows the rest */
 	sb->df_max = Max((uint64) call->mem_limit / 4 / DF_ENTRY_BYTES, 1024);
 	sb->df = setdf_create(call->cxt, 1024, NULL);
-	batch_rows_init_varlen(&sb->rows, call,
-						   mode == BATCH_CLUSTER ? SET_ROW_OVERHEAD_CLUSTER : SET_ROW_OVERHEAD_PAIRS,
-						   call->mem_limit - call->mem_limit / 4);
+	batch_rows_init(&sb->rows, call, 0,
+					mode == BATCH_CLUSTER ? SET_ROW_OVERHEAD_CLUSTER : SET_ROW_OVERHEAD_PAIRS,
+					call->mem_limit - call->mem_limit / 4);
+	batch_rows_use_extra(&sb->rows);
 	return sb;
 }
 

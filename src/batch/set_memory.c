@@ -41,7 +41,7 @@ scan_run(SetBatch *sb, const BatchRec *run, uint64 len, uint64 token)
 	{
 		uint32		x = ENTRY_ROW(run[a].val);
 		uint32		nx;
-		const uint64 *ix = (const uint64 *) batch_rows_var(rows, x, &nx);
+		const uint64 *ix = (const uint64 *) batch_rows_extra(rows, x, &nx);
 
 		nx /= sizeof(uint64);
 		CHECK_FOR_INTERRUPTS();
@@ -49,7 +49,7 @@ scan_run(SetBatch *sb, const BatchRec *run, uint64 len, uint64 token)
 		{
 			uint32		y = ENTRY_ROW(run[b].val);
 			uint32		ny;
-			const uint64 *iy = (const uint64 *) batch_rows_var(rows, y, &ny);
+			const uint64 *iy = (const uint64 *) batch_rows_extra(rows, y, &ny);
 			double		score;
 			SetOrderKey first;
 
@@ -93,7 +93,7 @@ set_pairs_in_memory(SetBatch *sb)
 	for (uint64 i = 0; i < n; i++)
 	{
 		uint32		len;
-		const uint64 *items = (const uint64 *) batch_rows_var(rows, i, &len);
+		const uint64 *items = (const uint64 *) batch_rows_extra(rows, i, &len);
 		uint32		m;
 
 		len /= sizeof(uint64);

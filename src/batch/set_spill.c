@@ -85,9 +85,9 @@ verify_pair(void *arg, const BatchCarried *x, const BatchRow *y)
 	SetBatch   *sb = (SetBatch *) arg;
 	double		score;
 
-	if (!set_measure(sb, (const uint64 *) x->payload, x->payload_len / sizeof(uint64),
-					 x->flags, (const uint64 *) y->payload,
-					 y->payload_len / sizeof(uint64), y->flags, &score, NULL))
+	if (!set_measure(sb, (const uint64 *) x->extra, x->extra_len / sizeof(uint64),
+					 x->flags, (const uint64 *) y->extra,
+					 y->extra_len / sizeof(uint64), y->flags, &score, NULL))
 		return;
 	set_found(sb, x->row, x->id, x->flags, y->row, y->id, y->flags, score);
 }
@@ -114,7 +114,7 @@ set_pairs_spilled(SetBatch *sb)
 	batch_rows_rewind(rows);
 	while (batch_rows_next(rows, &row))
 	{
-		uint32		n = row.payload_len / sizeof(uint64);
+		uint32		n = row.extra_len / sizeof(uint64);
 		uint32		m;
 
 		if (n > tokcap)
@@ -125,7 +125,7 @@ set_pairs_spilled(SetBatch *sb)
 			is_prefix = is_prefix ? repalloc_huge(is_prefix, tokcap) :
 				MemoryContextAllocHuge(call->cxt, tokcap);
 		}
-		m = set_row_tokens(sb, (const uint64 *) row.payload, n, row.flags, tokens, is_prefix);
+		m = set_row_tokens(sb, (const uint64 *) row.extra, n, row.flags, tokens, is_prefix);
 		for (uint32 j = 0; j < m; j++)
 		{
 			TokenRec	rec;
