@@ -105,10 +105,11 @@ typedef enum NddupColRole
 	NDDUP_COL_SIMHASH,			/* simhash64 */
 	NDDUP_COL_SKETCH,			/* minhash_sketch */
 	NDDUP_COL_SUPER,			/* bigint[] */
-	NDDUP_COL_SHINGLESET		/* shingleset */
+	NDDUP_COL_SHINGLESET,		/* shingleset */
+	NDDUP_COL_VERIFY			/* text, varchar, shingleset or minhash_sketch */
 } NddupColRole;
 
-#define NDDUP_INPUT_MAX_COLS	3
+#define NDDUP_INPUT_MAX_COLS	4
 
 /* The checked columns of a prepared input query. */
 typedef struct NddupInputCols
@@ -125,14 +126,14 @@ extern struct _SPI_plan *nddup_prepare_input(const char *fname,
 											 const char *query,
 											 const NddupColRole *roles,
 											 int nreq, int nroles,
-											 Oid own_type,
+											 Oid own_type, bool verify,
 											 NddupInputCols *cols);
 extern void nddup_init_receiver(struct _DestReceiver *r,
 								bool (*receive) (struct TupleTableSlot *slot,
 												 struct _DestReceiver *self));
 extern void nddup_run_input(struct _SPI_plan *plan, struct _DestReceiver *dest);
 extern char *nddup_relation_query(const char *fname, Oid relid, Name idcol,
-								  Name valcol, Name ordcol,
+								  Name valcol, Name ordcol, Name verifycol,
 								  const NddupColRole *roles, Oid own_type);
 
 /* ----------------------------------------------------------------
@@ -150,6 +151,8 @@ extern char *nddup_relation_query(const char *fname, Oid relid, Name idcol,
 #define BATCH_ROW_SIDE1			0x01	/* flags: a row of the second input */
 #define BATCH_ROW_AUXNULL		0x02	/* flags: the auxiliary value is NULL */
 #define BATCH_ROW_METHOD		0x04	/* first flag bit free for the method */
+#define BATCH_ROW_VERIFY_EMPTY	0x80	/* flags: its verification value has no
+										 * shingles */
 
 typedef struct BatchRows
 {
@@ -308,6 +311,43 @@ extern void batch_partitions_put_var(BatchPartitions *parts, const void *record,
 extern void batch_partitions_sort_each_var(BatchPartitions *parts,
 										   BatchVarRunsCallback callback,
 										   void *arg);
+
+/* ----------------------------------------------------------------
+ *		Verified candidates (batch_verify.c)
+ * ----------------------------------------------------------------
+ */
+typedef enum BatchVerifyKind
+{
+	VERIFY_SETS,				/* exact Jaccard of shingle hashes */
+	VERIFY_SKETCH				/* estimate of min-hash values */
+} BatchVerifyKind;
+
+typedef struct BatchVerify
+{
+	BatchCall  *call;
+	bool		active;			/* verify => t was given */
+	double		threshold;
+	Oid			set_type;		/* the extension's shingleset, minhash_sketch */
+	Oid			sketch_type;
+	BatchVerifyKind kind;
+	bool		have_params;	/* of the first value: alike after it */
+	uint8		set_size;
+	uint8		set_unit;
+	uint8		sketch_method;
+	uint8		sketch_bits;
+	uint16		sketch_k;
+	uint32		sketch_seed;
+	char	   *buf;			/* the reduced value being stored */
+	size_t		bufcap;
+} BatchVerify;
+
+extern void batch_verify_init(BatchVerify *v, BatchCall *call, bool active,
+							  double threshold, Oid set_type, Oid sketch_type);
+extern const char *batch_verify_reduce(BatchVerify *v, Datum value, Oid type,
+									   uint32 *len, uint8 *flags);
+extern bool batch_verify_pair(BatchVerify *v, const char *a, uint32 alen, uint8 fa,
+							  const char *b, uint32 blen, uint8 fb,
+							  double *similarity);
 
 /* ----------------------------------------------------------------
  *		Candidate pairs of spilled rows and their verification

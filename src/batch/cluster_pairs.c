@@ -131,7 +131,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = nddup_prepare_input(call->fname, "the query", query, pair_cols, 2, 2,
-							   InvalidOid, &recv.cols);
+							   InvalidOid, false, &recv.cols);
 	nddup_run_input(plan, &recv.pub);
 	SPI_finish();
 	batch_log(call, "%s: read %llu pairs (%llu skipped for two NULLs)", call->fname,

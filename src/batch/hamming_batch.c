@@ -84,13 +84,31 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 	bool		auxnull = true;
 
 	slot_getsomeattrs(slot, r->cols.natts);
-	if (slot->tts_isnull[0] || slot->tts_isnull[1])
+	if (slot->tts_isnull[0] || slot->tts_isnull[1] ||
+		(hb->verify.active && slot->tts_isnull[r->cols.natts - 1]))
 	{
 		hb->rows.nskipped++;
 		return true;
 	}
 	id = nddup_datum_int64(slot->tts_values[0], r->cols.types[0]);
 	fp = DatumGetSimhash64(slot->tts_values[1]);
+	if (hb->verify.active)
+	{
+		int			vcol = r->cols.natts - 1;
+		uint8		flags = 0;
+		uint32		len;
+		const char *value = batch_verify_reduce(&hb->verify, slot->tts_values[vcol],
+												r->cols.types[vcol], &len, &flags);
+
+		if (vcol >= 3 && !slot->tts_isnull[2])
+		{
+			aux = nddup_datum_int64(slot->tts_values[2], r->cols.types[2]);
+			auxnull = false;
+		}
+		batch_rows_add_extra(&hb->rows, id, aux, auxnull, r->side, flags, &fp,
+							 value, len);
+		return true;
+	}
 	if (r->cols.natts >= 3 && !slot->tts_isnull[2])
 	{
 		aux = nddup_datum_int64(slot->tts_values[2], r->cols.types[2]);
@@ -119,16 +137,20 @@ read_input(HammingBatch *hb, const char *argname, const char *query,
 	recv.hb = hb;
 	recv.side = side;
 	plan = nddup_prepare_input(hb->call->fname, argname, query, roles, nreq,
-							   nroles, hb->simhash_oid, &recv.cols);
-	if (recv.cols.natts >= 3)
+							   nroles, hb->simhash_oid, hb->verify.active,
+							   &recv.cols);
+	if (recv.cols.natts - (hb->verify.active ? 1 : 0) >= 3)
 		batch_rows_use_aux(&hb->rows);
 	nddup_run_input(plan, &recv.pub);
 }
 
-/* Set up a call and its row store. */
+/*
+ * Set up a call and its row store; with verify (a threshold, not NULL) the
+ * rows also keep their reduced verification values.
+ */
 static HammingBatch *
 begin_hamming(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
-			  int32 radius)
+			  int32 radius, bool verify, double threshold)
 {
 	HammingBatch *hb;
 	BatchCall  *call;
@@ -143,6 +165,11 @@ begin_hamming(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	bytes_per_row = mode == BATCH_CLUSTER ? BYTES_PER_ROW_CLUSTER :
 		mode == BATCH_ASSIGN ? BYTES_PER_ROW_ASSIGN : BYTES_PER_ROW_PAIRS;
 	batch_rows_init(&hb->rows, call, sizeof(uint64), bytes_per_row, call->mem_limit);
+	batch_verify_init(&hb->verify, call, verify, threshold,
+					  verify ? nddup_lookup_type(fcinfo, "shingleset") : InvalidOid,
+					  verify ? nddup_lookup_type(fcinfo, "minhash_sketch") : InvalidOid);
+	if (verify)
+		batch_rows_use_extra(&hb->rows);
 	return hb;
 }
 
@@ -189,12 +216,58 @@ finish_hamming(HammingBatch *hb)
 	batch_end(call);
 }
 
+/*
+ * Is optional argument i absent or NULL?  A database still at 0.1 calls
+ * these functions with fewer arguments than the library knows.
+ */
+static inline bool
+arg_absent(FunctionCallInfo fcinfo, int i)
+{
+	return i >= PG_NARGS() || PG_ARGISNULL(i);
+}
+
+/*
+ * The verification arguments of a relation form: the column (NULL: no
+ * verification) and the threshold (NULL: nddup.similarity_threshold).
+ */
+static Name
+relation_verify_args(FunctionCallInfo fcinfo, const char *fname, int colarg,
+					 double *threshold)
+{
+	if (arg_absent(fcinfo, colarg))
+	{
+		if (!arg_absent(fcinfo, colarg + 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs verify_column to verify candidates", fname),
+					 errhint("Name the column of the text, shingle set or sketch to verify with, e.g. verify_column => 'body'.")));
+		return NULL;
+	}
+	*threshold = arg_absent(fcinfo, colarg + 1) ? nddup_similarity_threshold :
+		PG_GETARG_FLOAT8(colarg + 1);
+	return PG_GETARG_NAME(colarg);
+}
+
+/* Are any of the first n arguments NULL (a STRICT function's no rows)? */
+static bool
+any_null_arg(FunctionCallInfo fcinfo, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (PG_ARGISNULL(i))
+		{
+			InitMaterializedSRF(fcinfo, 0);
+			return true;
+		}
+	return false;
+}
+
 /* Common body of hamming_pairs and hamming_clusters over a query text. */
 static void
 pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
-				  const char *query, int32 radius, bool singletons)
+				  const char *query, int32 radius, bool singletons,
+				  bool verify, double threshold)
 {
-	HammingBatch *hb = begin_hamming(fcinfo, mode, fname, radius);
+	HammingBatch *hb = begin_hamming(fcinfo, mode, fname, radius, verify, threshold);
 
 	hb->call->singletons = singletons;
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -204,41 +277,63 @@ pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	finish_hamming(hb);
 }
 
-/* hamming_pairs(query text, radius integer): all pairs within radius. */
+/*
+ * hamming_pairs(query text, radius integer, verify float8): all pairs
+ * within radius, verified by the query's last column when verify is given.
+ */
 Datum
 hamming_pairs_query(PG_FUNCTION_ARGS)
 {
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-
-	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs", query,
-					  PG_GETARG_INT32(1), true);
+	if (any_null_arg(fcinfo, 2))
+		return (Datum) 0;
+	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs",
+					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
+					  true, !arg_absent(fcinfo, 2),
+					  arg_absent(fcinfo, 2) ? 0 : PG_GETARG_FLOAT8(2));
 	return (Datum) 0;
 }
 
-/* hamming_pairs(rel, id_column, fp_column, radius): over a relation. */
+/*
+ * hamming_pairs(rel, id_column, fp_column, radius, verify_column, verify):
+ * over a relation.
+ */
 Datum
 hamming_pairs_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
+	Name		verifycol;
+	double		threshold = 0;
 
+	if (any_null_arg(fcinfo, 4))
+		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
+	verifycol = relation_verify_args(fcinfo, "hamming_pairs", 4, &threshold);
 	query = nddup_relation_query("hamming_pairs", PG_GETARG_OID(0), PG_GETARG_NAME(1),
-								 PG_GETARG_NAME(2), NULL, fp_cols,
+								 PG_GETARG_NAME(2), NULL, verifycol, fp_cols,
 								 nddup_lookup_type(fcinfo, "simhash64"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs", query,
-					  PG_GETARG_INT32(3), true);
+					  PG_GETARG_INT32(3), true, verifycol != NULL, threshold);
 	return (Datum) 0;
 }
 
-/* hamming_join(query_a, query_b, radius): pairs (a, b) within radius. */
+/*
+ * hamming_join(query_a, query_b, radius, verify): pairs (a, b) within
+ * radius, verified by each query's last column when verify is given.
+ */
 Datum
 hamming_join_query(PG_FUNCTION_ARGS)
 {
-	char	   *qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	HammingBatch *hb = begin_hamming(fcinfo, BATCH_JOIN, "hamming_join",
-									 PG_GETARG_INT32(2));
+	char	   *qa;
+	char	   *qb;
+	HammingBatch *hb;
 
+	if (any_null_arg(fcinfo, 3))
+		return (Datum) 0;
+	qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	hb = begin_hamming(fcinfo, BATCH_JOIN, "hamming_join", PG_GETARG_INT32(2),
+					   !arg_absent(fcinfo, 3),
+					   arg_absent(fcinfo, 3) ? 0 : PG_GETARG_FLOAT8(3));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(hb, "query_a", qa, fp_cols, 2, 2, 0);
@@ -248,41 +343,45 @@ hamming_join_query(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* hamming_clusters(query, radius, singletons): clusters of fingerprints. */
+/*
+ * hamming_clusters(query, radius, singletons, verify): clusters of
+ * fingerprints, linked by verified pairs when verify is given.
+ */
 Datum
 hamming_clusters_query(PG_FUNCTION_ARGS)
 {
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-
-	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters", query,
-					  PG_GETARG_INT32(1), PG_GETARG_BOOL(2));
+	if (any_null_arg(fcinfo, 3))
+		return (Datum) 0;
+	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters",
+					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
+					  PG_GETARG_BOOL(2), !arg_absent(fcinfo, 3),
+					  arg_absent(fcinfo, 3) ? 0 : PG_GETARG_FLOAT8(3));
 	return (Datum) 0;
 }
 
 /*
  * hamming_clusters(rel, id_column, fp_column, radius, order_column,
- * singletons): over a relation; order_column may be NULL.
+ * singletons, verify_column, verify): over a relation; order_column may be
+ * NULL.
  */
 Datum
 hamming_clusters_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
 	bool		singletons = PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5);
+	Name		verifycol;
+	double		threshold = 0;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
-		PG_ARGISNULL(3))
-	{
-		/* like a STRICT function: no rows */
-		InitMaterializedSRF(fcinfo, 0);
+	if (any_null_arg(fcinfo, 4))
 		return (Datum) 0;
-	}
 	check_radius(PG_GETARG_INT32(3));
+	verifycol = relation_verify_args(fcinfo, "hamming_clusters", 6, &threshold);
 	query = nddup_relation_query("hamming_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
-								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), fp_cols,
-								 nddup_lookup_type(fcinfo, "simhash64"));
+								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,
+								 fp_cols, nddup_lookup_type(fcinfo, "simhash64"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters", query,
-					  PG_GETARG_INT32(3), singletons);
+					  PG_GETARG_INT32(3), singletons, verifycol != NULL, threshold);
 	return (Datum) 0;
 }
 
@@ -296,7 +395,7 @@ hamming_assign_query(PG_FUNCTION_ARGS)
 	char	   *qnew = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *qold = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	HammingBatch *hb = begin_hamming(fcinfo, BATCH_ASSIGN, "hamming_assign",
-									 PG_GETARG_INT32(2));
+									 PG_GETARG_INT32(2), false, 0);
 
 	batch_rows_use_aux(&hb->rows);
 	if (SPI_connect() != SPI_OK_CONNECT)

@@ -35,6 +35,10 @@ typedef struct HammingBatch
 	Oid			simhash_oid;
 	HammingLayout layout;
 
+	/* verified candidates: the rows' extra part is the reduced value */
+	BatchVerify verify;
+	BatchPairSet *candidates;	/* the spilled path's, verified at the end */
+
 	/* groups of equal fingerprints (the in-memory path) */
 	uint64		ndistinct;
 	uint64	   *ufp;			/* distinct fingerprints, ascending */
@@ -105,6 +109,28 @@ hamming_table_owns_pair(const HammingLayout *L, uint64 set, uint64 x)
 		}
 	}
 	return found == L->c;
+}
+
+/*
+ * Do rows ra and rb (in memory) pass the verification?  True when the call
+ * does not verify.
+ */
+static inline bool
+hamming_rows_verified(HammingBatch *hb, uint32 ra, uint32 rb)
+{
+	const char *a;
+	const char *b;
+	uint32		alen;
+	uint32		blen;
+	double		similarity;
+
+	if (!hb->verify.active)
+		return true;
+	hb->call->ncand++;
+	a = batch_rows_extra(&hb->rows, ra, &alen);
+	b = batch_rows_extra(&hb->rows, rb, &blen);
+	return batch_verify_pair(&hb->verify, a, alen, hb->rows.flags[ra],
+							 b, blen, hb->rows.flags[rb], &similarity);
 }
 
 /* hamming_memory.c: the in-memory path */

@@ -91,7 +91,8 @@ handle_group_pair(HammingBatch *hb, uint32 u, uint32 v, int d)
 
 				CHECK_FOR_INTERRUPTS();
 				for (uint32 j = hb->gstart[v]; j < hb->gstart[v + 1]; j++)
-					batch_put_ordered_pair(call, a, id[hb->grow[j]], Int32GetDatum(d));
+					if (hamming_rows_verified(hb, hb->grow[i], hb->grow[j]))
+						batch_put_ordered_pair(call, a, id[hb->grow[j]], Int32GetDatum(d));
 			}
 			break;
 		case BATCH_JOIN:
@@ -113,14 +114,27 @@ handle_group_pair(HammingBatch *hb, uint32 u, uint32 v, int d)
 					{
 						uint32		rj = hb->grow[j];
 
-						if (rj >= hb->rows.nside0)
+						if (rj >= hb->rows.nside0 && hamming_rows_verified(hb, ri, rj))
 							batch_put_pair(call, id[ri], id[rj], Int32GetDatum(d));
 					}
 				}
 			}
 			break;
 		case BATCH_CLUSTER:
-			batch_uf_union(&hb->uf, hb->grow[hb->gstart[u]], hb->grow[hb->gstart[v]]);
+			if (!hb->verify.active)
+			{
+				batch_uf_union(&hb->uf, hb->grow[hb->gstart[u]], hb->grow[hb->gstart[v]]);
+				break;
+			}
+			/* verified: link the rows whose values pass, pair by pair */
+			for (uint32 i = hb->gstart[u]; i < hb->gstart[u + 1]; i++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				for (uint32 j = hb->gstart[v]; j < hb->gstart[v + 1]; j++)
+					if (batch_uf_find(&hb->uf, hb->grow[i]) != batch_uf_find(&hb->uf, hb->grow[j]) &&
+						hamming_rows_verified(hb, hb->grow[i], hb->grow[j]))
+						batch_uf_union(&hb->uf, hb->grow[i], hb->grow[j]);
+			}
 			break;
 		case BATCH_ASSIGN:
 			hamming_assign_pair(hb, u, v, d);
@@ -146,7 +160,8 @@ handle_identical(HammingBatch *hb, uint32 g)
 
 				CHECK_FOR_INTERRUPTS();
 				for (uint32 j = i + 1; j < hi; j++)
-					batch_put_ordered_pair(call, a, id[hb->grow[j]], Int32GetDatum(0));
+					if (hamming_rows_verified(hb, hb->grow[i], hb->grow[j]))
+						batch_put_ordered_pair(call, a, id[hb->grow[j]], Int32GetDatum(0));
 			}
 			break;
 		case BATCH_JOIN:
@@ -156,15 +171,28 @@ handle_identical(HammingBatch *hb, uint32 g)
 			{
 				CHECK_FOR_INTERRUPTS();
 				for (uint32 j = i + 1; j < hi; j++)
-					if (hb->grow[j] >= hb->rows.nside0)
+					if (hb->grow[j] >= hb->rows.nside0 &&
+						hamming_rows_verified(hb, hb->grow[i], hb->grow[j]))
 						batch_put_pair(call, id[hb->grow[i]], id[hb->grow[j]],
 									   Int32GetDatum(0));
 			}
 			break;
 		case BATCH_CLUSTER:
-			/* the group's rows are one component */
-			for (uint32 i = lo + 1; i < hi; i++)
-				batch_uf_union(&hb->uf, hb->grow[lo], hb->grow[i]);
+			if (!hb->verify.active)
+			{
+				/* the group's rows are one component */
+				for (uint32 i = lo + 1; i < hi; i++)
+					batch_uf_union(&hb->uf, hb->grow[lo], hb->grow[i]);
+				break;
+			}
+			for (uint32 i = lo; i < hi; i++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				for (uint32 j = i + 1; j < hi; j++)
+					if (batch_uf_find(&hb->uf, hb->grow[i]) != batch_uf_find(&hb->uf, hb->grow[j]) &&
+						hamming_rows_verified(hb, hb->grow[i], hb->grow[j]))
+						batch_uf_union(&hb->uf, hb->grow[i], hb->grow[j]);
+			}
 			break;
 		case BATCH_ASSIGN:
 			hamming_assign_identical(hb, g);
@@ -183,6 +211,9 @@ scan_run_body(HammingBatch *hb, const HammingLayout *L, uint64 set,
 	BatchMode	mode = hb->call->mode;
 	int			k = hb->radius;
 	bool		cross = (mode == BATCH_JOIN || mode == BATCH_ASSIGN);
+
+	/* clusters link a pair found twice harmlessly, unless it costs a check */
+	bool		owned_only = mode != BATCH_CLUSTER || hb->verify.active;
 
 	for (uint32 a = 0; a + 1 < len; a++)
 	{
@@ -220,7 +251,7 @@ scan_run_body(HammingBatch *hb, const HammingLayout *L, uint64 set,
 
 				if (__builtin_popcountll(x) > k)
 					continue;
-				if (L->m > 0 && mode != BATCH_CLUSTER &&
+				if (L->m > 0 && owned_only &&
 					!hamming_table_owns_pair(L, set, x))
 					continue;
 				handle_group_pair(hb, ix[a], ix[b], __builtin_popcountll(x));

@@ -15,6 +15,11 @@
  * and only the first row of a group enters the tables, so a spike of a
  * million copies of one fingerprint costs one entry per table.
  *
+ * A verified call (batch_verify.c) neither groups nor reports at once: each
+ * table's owned pairs within the radius become candidates of a
+ * BatchPairSet, and the merges of batch_pairs.c bring both rows' values
+ * together for the check at the end.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -130,6 +135,12 @@ scan_run(SpillScan *scan, const SpillRec *r, uint64 len)
 				continue;
 			if (call->mode == BATCH_JOIN && r[a].side == r[b].side)
 				continue;
+			if (hb->candidates)
+			{
+				if (L->m == 0 || hamming_table_owns_pair(L, scan->set, x))
+					batch_pairs_add(hb->candidates, r[a].row, r[b].row);
+				continue;
+			}
 			if (call->mode == BATCH_CLUSTER)
 			{
 				batch_uf_union(&hb->uf, r[a].row, r[b].row);
@@ -148,6 +159,34 @@ scan_run(SpillScan *scan, const SpillRec *r, uint64 len)
 				batch_put_ordered_pair(call, r[a].id, r[b].id, Int32GetDatum(dist));
 		}
 	}
+}
+
+/*
+ * Verify a candidate pair (x the earlier row, so the side-0 row of a join)
+ * and report or link it.
+ */
+static void
+verify_candidate(void *arg, const BatchCarried *x, const BatchRow *y)
+{
+	HammingBatch *hb = (HammingBatch *) arg;
+	BatchCall  *call = hb->call;
+	uint64		fx;
+	uint64		fy;
+	double		similarity;
+	int			dist;
+
+	if (!batch_verify_pair(&hb->verify, x->extra, x->extra_len, x->flags,
+						   y->extra, y->extra_len, y->flags, &similarity))
+		return;
+	memcpy(&fx, x->payload, sizeof(uint64));
+	memcpy(&fy, y->payload, sizeof(uint64));
+	dist = __builtin_popcountll(fx ^ fy);
+	if (call->mode == BATCH_CLUSTER)
+		batch_uf_union(&hb->uf, x->row, y->row);
+	else if (call->mode == BATCH_JOIN)
+		batch_put_pair(call, x->id, y->id, Int32GetDatum(dist));
+	else
+		batch_put_ordered_pair(call, x->id, y->id, Int32GetDatum(dist));
 }
 
 /* Partition callback of a table: cut the sorted records into runs. */
@@ -187,7 +226,9 @@ hamming_tables_spilled(HammingBatch *hb)
 	double		tno = 0;
 	MemoryContext old = MemoryContextSwitchTo(call->cxt);
 
-	if (call->mode == BATCH_CLUSTER)
+	if (hb->verify.active)
+		hb->candidates = batch_pairs_begin(rows);
+	else if (call->mode == BATCH_CLUSTER)
 	{
 		member = palloc0(rows->nrows / 8 + 1);
 		group_spilled(hb, member);
@@ -233,6 +274,8 @@ hamming_tables_spilled(HammingBatch *hb)
 		batch_report_progress(call, "table", tno, L->ntables);
 	} while (L->m > 0 && hamming_next_table(L, sel));
 
+	if (hb->candidates)
+		batch_pairs_verify(hb->candidates, verify_candidate, hb);
 	if (member)
 		pfree(member);
 	MemoryContextSwitchTo(old);

@@ -401,7 +401,7 @@ read_input(SetBatch *sb, const char *argname, const char *query, int nroles,
 	recv.sb = sb;
 	sb->side = side;
 	plan = nddup_prepare_input(sb->call->fname, argname, query, set_cols, 2, nroles,
-							   sb->set_oid, &recv.cols);
+							   sb->set_oid, false, &recv.cols);
 	if (recv.cols.natts >= 3)
 		batch_rows_use_aux(&sb->rows);
 	nddup_run_input(plan, &recv.pub);
@@ -517,7 +517,7 @@ Datum
 shingleset_pairs_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query = nddup_relation_query("shingleset_pairs", PG_GETARG_OID(0),
-											 PG_GETARG_NAME(1), PG_GETARG_NAME(2), NULL,
+											 PG_GETARG_NAME(1), PG_GETARG_NAME(2), NULL, NULL,
 											 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
 
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "shingleset_pairs", query,
@@ -576,7 +576,7 @@ shingleset_clusters_rel(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	query = nddup_relation_query("shingleset_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
-								 PG_GETARG_NAME(2), PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4),
+								 PG_GETARG_NAME(2), PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), NULL,
 								 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "shingleset_clusters", query,
 					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(6), PG_GETARG_BOOL(5));

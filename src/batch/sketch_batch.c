@@ -242,7 +242,7 @@ read_input(SketchBatch *sb, const char *argname, const char *query,
 	recv.sb = sb;
 	sb->side = side;
 	plan = nddup_prepare_input(sb->call->fname, argname, query, roles, nreq, nroles,
-							   sb->sketch_oid, &recv.cols);
+							   sb->sketch_oid, false, &recv.cols);
 	if (recv.cols.natts >= 3)
 	{
 		sb->has_order = true;
@@ -430,7 +430,7 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	band_args(fcinfo, 4, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(3));
 	query = nddup_relation_query("minhash_pairs", PG_GETARG_OID(0), PG_GETARG_NAME(1),
-								 PG_GETARG_NAME(2), NULL, sketch_cols,
+								 PG_GETARG_NAME(2), NULL, NULL, sketch_cols,
 								 nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs", query,
 					  PG_GETARG_FLOAT8(3), bands, rows, true);
@@ -511,7 +511,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 	check_threshold(PG_GETARG_FLOAT8(3));
 	query = nddup_relation_query("minhash_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
-								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), sketch_cols,
+								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), NULL, sketch_cols,
 								 nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters", query,
 					  PG_GETARG_FLOAT8(3), 0, 0,
