@@ -65,6 +65,10 @@ echo "== random differential test (batch functions, nearest, index scans vs an o
 BUILD=0 bash "$NDDUP_ROOT/test/random/run.sh" --seed 1 --iterations "${NDDUP_RANDOM_ITERATIONS:-60}"
 record random $?
 
+echo "== documentation examples (README.md, docs/*.md against a fresh install)"
+BUILD=0 bash "$NDDUP_ROOT/test/docs/run.sh"
+record docs $?
+
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"
 	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"
