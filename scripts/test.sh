@@ -69,6 +69,10 @@ echo "== documentation examples (README.md, docs/*.md against a fresh install)"
 BUILD=0 bash "$NDDUP_ROOT/test/docs/run.sh"
 record docs $?
 
+echo "== reference (docs/reference.md agrees with the installation)"
+BUILD=0 bash "$NDDUP_ROOT/test/reference/run.sh"
+record reference $?
+
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"
 	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"
