@@ -73,6 +73,10 @@ echo "== reference (docs/reference.md agrees with the installation)"
 BUILD=0 bash "$NDDUP_ROOT/test/reference/run.sh"
 record reference $?
 
+echo "== ORM client (the insert-time recipe through Django and psycopg2)"
+BUILD=0 bash "$NDDUP_ROOT/test/orm/run.sh"
+record orm $?
+
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"
 	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"

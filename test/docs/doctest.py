@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPECTED = os.path.join(HERE, "expected")
 
 MARKER = re.compile(r"^<!--\s*doctest:\s*(skip|error|ignore-output)\b.*-->\s*$")
-FENCE = re.compile(r"^(```+|~~~+)\s*([A-Za-z0-9_+-]*)")
+FENCE = re.compile(r"^\s*(```+|~~~+)\s*([A-Za-z0-9_+-]*)")
 CREATES_EXTENSION = re.compile(r"^\s*CREATE\s+EXTENSION\s+(IF\s+NOT\s+EXISTS\s+)?nddup\b",
                                re.IGNORECASE | re.MULTILINE)
 
@@ -84,7 +84,7 @@ def extract(page):
         if fence:
             opening, lang = fence.group(1), fence.group(2).lower()
             j = i + 1
-            while j < len(lines) and not lines[j].startswith(opening[:3]):
+            while j < len(lines) and not lines[j].lstrip().startswith(opening[:3]):
                 j += 1
             if j == len(lines):
                 raise PageError("%s:%d: code block without a closing fence" % (path, i + 1))
@@ -114,10 +114,12 @@ def script(path, chunks):
     """The psql script of a page: each chunk headed by a comment naming its line."""
     rel = os.path.relpath(path, ROOT)
     out = []
-    for line, kind, sql in chunks:
+    # blocks are named by their number, not their line: prose edits above a
+    # block do not change the expected output
+    for number, (line, kind, sql) in enumerate(chunks, 1):
         label = {"run": "", "error": " (errors expected)", "quiet": " (output not compared)",
                  "setup": " (hidden set-up)"}[kind]
-        out.append("-- %s:%d%s" % (rel, line, label))
+        out.append("-- %s, block %d%s" % (rel, number, label))
         if kind == "error":
             out += ["\\set ON_ERROR_STOP 0", sql, "\\set ON_ERROR_STOP 1"]
         elif kind == "quiet":
@@ -159,7 +161,9 @@ def run_page(path, accept):
     psql("postgres", ["-c", 'DROP DATABASE IF EXISTS "%s"' % database])
     rel = os.path.relpath(path, ROOT)
     if rc != 0:
-        print("== %s: an example failed (psql exit %d); the end of its output:" % (rel, rc))
+        blocks = re.findall(r"^-- %s, block (\d+)" % re.escape(rel), out, re.MULTILINE)
+        line = chunks[int(blocks[-1]) - 1][0] if blocks else 0
+        print("== %s:%d: an example failed (psql exit %d); the end of its output:" % (rel, line, rc))
         print("\n".join(out.rstrip("\n").split("\n")[-25:]))
         return False
     expected_path = os.path.join(EXPECTED, name + ".out")
