@@ -1,11 +1,10 @@
 /*-------------------------------------------------------------------------
  *
- * batch_common.c
- *	  What the batch functions of batch.c (simhash64) and batch_sketch.c
- *	  (min-hash sketches, super-shingles) share: placeholder settings, the
- *	  input queries (one SELECT, columns checked by role before any row is
- *	  read, rows delivered to a DestReceiver) and the query built for a
- *	  relation argument.
+ * batch_input.c
+ *	  The inputs of the batch functions: a query text (one SELECT, its
+ *	  columns checked by role before any row is read, rows delivered to a
+ *	  DestReceiver) or a relation and column names, checked up front (42P01,
+ *	  42703, 42804 with the type expected) and turned into such a query.
  *
  * Inputs run through SPI with the caller's privileges; a relation argument
  * becomes a query of quoted identifiers, so it is read with the caller's
@@ -15,7 +14,7 @@
  */
 #include "postgres.h"
 
-#include "nddup.h"
+#include "batch.h"
 
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
@@ -79,6 +78,8 @@ role_types(NddupColRole role)
 			return "minhash_sketch";
 		case NDDUP_COL_SUPER:
 			return "bigint[]";
+		case NDDUP_COL_SHINGLESET:
+			return "shingleset";
 	}
 	return "?";
 }
@@ -101,6 +102,7 @@ role_accepts(NddupColRole role, Oid type, Oid own_type)
 				type == TIMESTAMPTZOID;
 		case NDDUP_COL_SIMHASH:
 		case NDDUP_COL_SKETCH:
+		case NDDUP_COL_SHINGLESET:
 			return type == own_type;
 		case NDDUP_COL_SUPER:
 			return type == INT8ARRAYOID;
@@ -234,11 +236,15 @@ nddup_run_input(SPIPlanPtr plan, DestReceiver *dest)
 }
 
 /*
- * Build "SELECT id, value[, order] FROM rel" for a relation argument,
- * checking that the relation and the columns exist.
+ * Build "SELECT id, value[, order] FROM rel" for a relation argument, with
+ * the identifiers quoted and the relation schema-qualified, after checking
+ * that the relation and the columns exist and that each column has a type
+ * its role accepts (roles[i] for column i; own_type is the extension's type
+ * of the value column).
  */
 char *
-nddup_relation_query(Oid relid, Name idcol, Name valcol, Name ordcol)
+nddup_relation_query(const char *fname, Oid relid, Name idcol, Name valcol,
+					 Name ordcol, const NddupColRole *roles, Oid own_type)
 {
 	char	   *relname = get_rel_name(relid);
 	StringInfoData buf;
@@ -253,11 +259,25 @@ nddup_relation_query(Oid relid, Name idcol, Name valcol, Name ordcol)
 	cols[1] = valcol;
 	cols[2] = ordcol;
 	for (int i = 0; i < ncols; i++)
-		if (get_attnum(relid, NameStr(*cols[i])) == InvalidAttrNumber)
+	{
+		AttrNumber	attno = get_attnum(relid, NameStr(*cols[i]));
+		Oid			type;
+
+		if (attno == InvalidAttrNumber)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("column \"%s\" of relation \"%s\" does not exist",
 							NameStr(*cols[i]), relname)));
+		type = get_atttype(relid, attno);
+		if (!role_accepts(roles[i], getBaseType(type), own_type))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of relation \"%s\" has type %s, but %s expects %s",
+							NameStr(*cols[i]), relname, format_type_be(type), fname,
+							role_types(roles[i])),
+					 errhint("Name a column of type %s, or pass a query that computes one.",
+							 role_types(roles[i]))));
+	}
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "SELECT %s, %s",
 					 quote_identifier(NameStr(*idcol)),
