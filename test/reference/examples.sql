@@ -152,6 +152,16 @@ SELECT * FROM minhash_clusters('SELECT id, sk, created_at FROM docs', 0.5) ORDER
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', 0.5, 'created_at') ORDER BY id
 -- @ super_shingle_pairs(text,integer)
 SELECT * FROM super_shingle_pairs('SELECT id, supers FROM docs') ORDER BY 1, 2
+-- @ shingleset_pairs(text,double precision,text)
+SELECT * FROM shingleset_pairs('SELECT id, ss FROM docs', 0.5) ORDER BY 1, 2
+-- @ shingleset_pairs(regclass,name,name,double precision,text)
+SELECT * FROM shingleset_pairs('docs', 'id', 'ss', 0.5) ORDER BY 1, 2
+-- @ shingleset_join(text,text,double precision,text)
+SELECT * FROM shingleset_join('SELECT id, ss FROM docs WHERE id < 3', 'SELECT id, ss FROM docs WHERE id >= 3', 0.9, 'containment') ORDER BY 1, 2
+-- @ shingleset_clusters(text,double precision,boolean,text)
+SELECT * FROM shingleset_clusters('SELECT id, ss, created_at FROM docs', 0.5) ORDER BY id
+-- @ shingleset_clusters(regclass,name,name,double precision,name,boolean,text)
+SELECT * FROM shingleset_clusters('docs', 'id', 'ss', 0.5, 'created_at') ORDER BY id
 
 -- shingle sets
 -- @ shingle_set(text,integer,text)
