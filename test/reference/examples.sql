@@ -126,15 +126,15 @@ CREATE INDEX ON docs USING spgist (fp)
 -- nearest, batch
 -- @ hamming_nearest(regclass,name,name,simhash64,integer)
 SELECT * FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE id = 3), 2)
--- @ hamming_pairs(text,integer)
-SELECT * FROM hamming_pairs('SELECT id, fp FROM docs', 12) ORDER BY 1, 2
--- @ hamming_pairs(regclass,name,name,integer)
-SELECT * FROM hamming_pairs('docs', 'id', 'fp', 12) ORDER BY 1, 2
--- @ hamming_join(text,text,integer)
+-- @ hamming_pairs(text,integer,double precision)
+SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
+-- @ hamming_pairs(regclass,name,name,integer,name,double precision)
+SELECT * FROM hamming_pairs('docs', 'id', 'fp', 12, verify_column => 'body') ORDER BY 1, 2
+-- @ hamming_join(text,text,integer,double precision)
 SELECT * FROM hamming_join('SELECT id, fp FROM docs WHERE id < 3', 'SELECT id, fp FROM docs WHERE id >= 3', 12) ORDER BY 1, 2
--- @ hamming_clusters(text,integer,boolean)
-SELECT * FROM hamming_clusters('SELECT id, fp, created_at FROM docs', 12) ORDER BY id
--- @ hamming_clusters(regclass,name,name,integer,name,boolean)
+-- @ hamming_clusters(text,integer,boolean,double precision)
+SELECT * FROM hamming_clusters('SELECT id, fp, created_at, body FROM docs', 12, verify => 0.5) ORDER BY id
+-- @ hamming_clusters(regclass,name,name,integer,name,boolean,name,double precision)
 SELECT * FROM hamming_clusters('docs', 'id', 'fp', 12, 'created_at') ORDER BY id
 -- @ clusters_from_pairs(text,boolean)
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3), (7, 8)') ORDER BY id
