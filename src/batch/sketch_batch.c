@@ -115,6 +115,8 @@ set_params(SketchBatch *sb, int k)
 	batch_rows_init(&sb->rows, sb->call, MAXALIGN(vsize * k), vsize * k + overhead,
 					sb->call->mem_limit);
 	sb->rows.nskipped = nskipped;
+	if (sb->verify.active)
+		batch_rows_use_extra(&sb->rows);
 	if (sb->has_order)
 		batch_rows_use_aux(&sb->rows);
 	sb->have_params = true;
@@ -137,13 +139,17 @@ check_params(SketchBatch *sb, const NddupMinhash *m)
 				 errhint("Build all sketches with the same method, k, seed, shingle size, unit and bits.")));
 }
 
-/* Store a min-hash row: its values unpacked to 32 bits. */
+/*
+ * Store a min-hash row: its values unpacked to 32 bits, and the reduced
+ * verification value (extra, len bytes; vflags) when the call verifies.
+ */
 static void
-add_sketch(SketchBatch *sb, int64 id, Datum d, int64 aux, bool auxnull)
+add_sketch(SketchBatch *sb, int64 id, Datum d, int64 aux, bool auxnull,
+		   const char *extra, uint32 len, uint8 vflags)
 {
 	NddupMinhash *m = (NddupMinhash *) PG_DETOAST_DATUM(d);
 	uint32		values[NDDUP_MINHASH_MAX_K + 1];
-	uint8		flags = 0;
+	uint8		flags = vflags;
 
 	if (!sb->have_params)
 	{
@@ -161,7 +167,8 @@ add_sketch(SketchBatch *sb, int64 id, Datum d, int64 aux, bool auxnull)
 	else
 		for (int i = 0; i < sb->k; i++)
 			values[i] = nddup_bbit_get(m->data, i, m->bits);
-	batch_rows_add(&sb->rows, id, aux, auxnull, sb->side, flags, values);
+	batch_rows_add_extra(&sb->rows, id, aux, auxnull, sb->side, flags, values,
+						 extra, len);
 	if ((Pointer) m != DatumGetPointer(d))
 		pfree(m);
 }
@@ -210,22 +217,31 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 	int64		aux = 0;
 	bool		auxnull = true;
 
+	int			natts = r->cols.natts - (sb->verify.active ? 1 : 0);
+	const char *extra = NULL;
+	uint32		len = 0;
+	uint8		vflags = 0;
+
 	slot_getsomeattrs(slot, r->cols.natts);
-	if (slot->tts_isnull[0] || slot->tts_isnull[1])
+	if (slot->tts_isnull[0] || slot->tts_isnull[1] ||
+		(sb->verify.active && slot->tts_isnull[natts]))
 	{
 		sb->rows.nskipped++;
 		return true;
 	}
 	id = nddup_datum_int64(slot->tts_values[0], r->cols.types[0]);
-	if (r->cols.natts >= 3 && !slot->tts_isnull[2])
+	if (natts >= 3 && !slot->tts_isnull[2])
 	{
 		aux = nddup_datum_int64(slot->tts_values[2], r->cols.types[2]);
 		auxnull = false;
 	}
+	if (sb->verify.active)
+		extra = batch_verify_reduce(&sb->verify, slot->tts_values[natts],
+									r->cols.types[natts], &len, &vflags);
 	if (sb->super)
 		add_super(sb, id, slot->tts_values[1]);
 	else
-		add_sketch(sb, id, slot->tts_values[1], aux, auxnull);
+		add_sketch(sb, id, slot->tts_values[1], aux, auxnull, extra, len, vflags);
 	return true;
 }
 
@@ -242,8 +258,8 @@ read_input(SketchBatch *sb, const char *argname, const char *query,
 	recv.sb = sb;
 	sb->side = side;
 	plan = nddup_prepare_input(sb->call->fname, argname, query, roles, nreq, nroles,
-							   sb->sketch_oid, false, &recv.cols);
-	if (recv.cols.natts >= 3)
+							   sb->sketch_oid, sb->verify.active, &recv.cols);
+	if (recv.cols.natts - (sb->verify.active ? 1 : 0) >= 3)
 	{
 		sb->has_order = true;
 		if (sb->have_params)
@@ -252,10 +268,13 @@ read_input(SketchBatch *sb, const char *argname, const char *query,
 	nddup_run_input(plan, &recv.pub);
 }
 
-/* Set up a call. */
+/*
+ * Set up a call; with verify (a threshold) the rows also keep their reduced
+ * verification values.
+ */
 static SketchBatch *
 begin_sketch(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
-			 bool super)
+			 bool super, bool verify, double vthreshold)
 {
 	BatchCall  *call = batch_begin(fcinfo, mode, fname);
 	SketchBatch *sb = MemoryContextAllocZero(call->cxt, sizeof(SketchBatch));
@@ -263,7 +282,52 @@ begin_sketch(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	sb->call = call;
 	sb->super = super;
 	sb->sketch_oid = super ? InvalidOid : nddup_lookup_type(fcinfo, "minhash_sketch");
+	batch_verify_init(&sb->verify, call, verify, vthreshold,
+					  verify ? nddup_lookup_type(fcinfo, "shingleset") : InvalidOid,
+					  sb->sketch_oid);
 	return sb;
+}
+
+/*
+ * Is optional argument i absent or NULL?  A database still at 0.1 calls
+ * these functions with fewer arguments than the library knows.
+ */
+static inline bool
+arg_absent(FunctionCallInfo fcinfo, int i)
+{
+	return i >= PG_NARGS() || PG_ARGISNULL(i);
+}
+
+/* The verification threshold of a query form (argument i), if given. */
+static bool
+query_verify_arg(FunctionCallInfo fcinfo, int i, double *threshold)
+{
+	if (arg_absent(fcinfo, i))
+		return false;
+	*threshold = PG_GETARG_FLOAT8(i);
+	return true;
+}
+
+/*
+ * The verification arguments of a relation form: the column (NULL: no
+ * verification) and the threshold (NULL: nddup.similarity_threshold).
+ */
+static Name
+relation_verify_args(FunctionCallInfo fcinfo, const char *fname, int colarg,
+					 double *threshold)
+{
+	if (arg_absent(fcinfo, colarg))
+	{
+		if (!arg_absent(fcinfo, colarg + 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs verify_column to verify candidates", fname),
+					 errhint("Name the column of the text or shingle set to verify with, e.g. verify_column => 'body'.")));
+		return NULL;
+	}
+	*threshold = arg_absent(fcinfo, colarg + 1) ? nddup_similarity_threshold :
+		PG_GETARG_FLOAT8(colarg + 1);
+	return PG_GETARG_NAME(colarg);
 }
 
 /*
@@ -373,12 +437,12 @@ band_args(FunctionCallInfo fcinfo, int bandarg, int32 *bands, int32 *rows)
 static void
 pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 				  const char *query, double threshold, int32 bands,
-				  int32 rows, bool singletons)
+				  int32 rows, bool singletons, bool verify, double vthreshold)
 {
 	SketchBatch *sb;
 
 	check_threshold(threshold);
-	sb = begin_sketch(fcinfo, mode, fname, false);
+	sb = begin_sketch(fcinfo, mode, fname, false, verify, vthreshold);
 	sb->threshold = threshold;
 	sb->call->singletons = singletons;
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -397,6 +461,8 @@ minhash_pairs_query(PG_FUNCTION_ARGS)
 {
 	int32		bands,
 				rows;
+	double		vthreshold = 0;
+	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 	{
@@ -404,9 +470,10 @@ minhash_pairs_query(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	band_args(fcinfo, 2, &bands, &rows);
+	verify = query_verify_arg(fcinfo, 4, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
-					  PG_GETARG_FLOAT8(1), bands, rows, true);
+					  PG_GETARG_FLOAT8(1), bands, rows, true, verify, vthreshold);
 	return (Datum) 0;
 }
 
@@ -420,6 +487,8 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	int32		bands,
 				rows;
 	char	   *query;
+	Name		verifycol;
+	double		vthreshold = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
@@ -429,11 +498,13 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	}
 	band_args(fcinfo, 4, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(3));
+	verifycol = relation_verify_args(fcinfo, "minhash_pairs", 6, &vthreshold);
 	query = nddup_relation_query("minhash_pairs", PG_GETARG_OID(0), PG_GETARG_NAME(1),
-								 PG_GETARG_NAME(2), NULL, NULL, sketch_cols,
+								 PG_GETARG_NAME(2), NULL, verifycol, sketch_cols,
 								 nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs", query,
-					  PG_GETARG_FLOAT8(3), bands, rows, true);
+					  PG_GETARG_FLOAT8(3), bands, rows, true, verifycol != NULL,
+					  vthreshold);
 	return (Datum) 0;
 }
 
@@ -449,6 +520,8 @@ minhash_join_query(PG_FUNCTION_ARGS)
 	SketchBatch *sb;
 	char	   *qa;
 	char	   *qb;
+	double		vthreshold = 0;
+	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 	{
@@ -457,9 +530,10 @@ minhash_join_query(PG_FUNCTION_ARGS)
 	}
 	band_args(fcinfo, 3, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(2));
+	verify = query_verify_arg(fcinfo, 5, &vthreshold);
 	qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	sb = begin_sketch(fcinfo, BATCH_JOIN, "minhash_join", false);
+	sb = begin_sketch(fcinfo, BATCH_JOIN, "minhash_join", false, verify, vthreshold);
 	sb->threshold = PG_GETARG_FLOAT8(2);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -479,6 +553,8 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 {
 	int32		bands,
 				rows;
+	double		vthreshold = 0;
+	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 	{
@@ -486,10 +562,11 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	band_args(fcinfo, 2, &bands, &rows);
+	verify = query_verify_arg(fcinfo, 5, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
 					  PG_GETARG_FLOAT8(1), bands, rows,
-					  PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4));
+					  PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4), verify, vthreshold);
 	return (Datum) 0;
 }
 
@@ -501,6 +578,8 @@ Datum
 minhash_clusters_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
+	Name		verifycol;
+	double		vthreshold = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
@@ -509,13 +588,15 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	check_threshold(PG_GETARG_FLOAT8(3));
+	verifycol = relation_verify_args(fcinfo, "minhash_clusters", 6, &vthreshold);
 	query = nddup_relation_query("minhash_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
-								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), NULL, sketch_cols,
-								 nddup_lookup_type(fcinfo, "minhash_sketch"));
+								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,
+								 sketch_cols, nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters", query,
 					  PG_GETARG_FLOAT8(3), 0, 0,
-					  PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5));
+					  PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5), verifycol != NULL,
+					  vthreshold);
 	return (Datum) 0;
 }
 
@@ -535,7 +616,7 @@ super_shingle_pairs_query(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("number of matches r %d is out of range", r),
 				 errdetail("r must be at least 1.")));
-	sb = begin_sketch(fcinfo, BATCH_PAIRS, "super_shingle_pairs", true);
+	sb = begin_sketch(fcinfo, BATCH_PAIRS, "super_shingle_pairs", true, false, 0);
 	sb->match_r = r;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -56,6 +56,9 @@ typedef struct SketchBatch
 
 	/* clusters: union-find over rows */
 	BatchUnionFind uf;
+
+	/* verified candidates: the rows' extra part is the reduced value */
+	BatchVerify verify;
 } SketchBatch;
 
 /* The k values of row i of rows held in memory. */
@@ -132,6 +135,26 @@ extern void sketch_super_pairs_in_memory(SketchBatch *sb);
 /* sketch_spill.c: the path through temporary files */
 extern void sketch_pairs_spilled(SketchBatch *sb);
 extern void sketch_super_pairs_spilled(SketchBatch *sb);
+
+/*
+ * Do rows x and y pass the verification?  *res becomes the verified
+ * resemblance; true (res unchanged) when the call does not verify.
+ */
+static inline bool
+sketch_rows_verified(SketchBatch *sb, uint32 x, uint32 y, double *res)
+{
+	const char *a;
+	const char *b;
+	uint32		alen;
+	uint32		blen;
+
+	if (!sb->verify.active)
+		return true;
+	a = batch_rows_extra(&sb->rows, x, &alen);
+	b = batch_rows_extra(&sb->rows, y, &blen);
+	return batch_verify_pair(&sb->verify, a, alen, sb->rows.flags[x],
+							 b, blen, sb->rows.flags[y], res);
+}
 
 /* sketch_batch.c: results */
 extern void sketch_put_pair(SketchBatch *sb, int64 ida, uint8 flagsa,

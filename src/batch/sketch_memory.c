@@ -39,12 +39,21 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* A found pair of rows: emit it, or link it (clusters). */
+/*
+ * A found pair of rows: verify it (when asked; res becomes the verified
+ * resemblance), then emit it, or link it (clusters).
+ */
 static inline void
 found(SketchBatch *sb, uint32 x, uint32 y, double res)
 {
 	BatchRows  *rows = &sb->rows;
 
+	if (sb->verify.active)
+	{
+		sb->call->ncand++;
+		if (!sketch_rows_verified(sb, x, y, &res))
+			return;
+	}
 	if (sb->call->mode == BATCH_CLUSTER)
 		batch_uf_union(&sb->uf, x, y);
 	else
@@ -83,7 +92,7 @@ may_pair_groups(SketchBatch *sb, uint32 x, uint32 y)
 static void
 found_groups(SketchBatch *sb, uint32 x, uint32 y, double res)
 {
-	if (sb->call->mode == BATCH_CLUSTER)
+	if (sb->call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
 		batch_uf_union(&sb->uf, x, y);
 		return;
@@ -123,7 +132,8 @@ group_identical(SketchBatch *sb, BatchRec *ent, BatchRec *tmp)
 			CHECK_FOR_INTERRUPTS();
 		sb->gnext[i] = NO_ROW;
 		rows->flags[i] |= (rows->flags[i] & BATCH_ROW_SIDE1) ? ROW_GSIDE1 : ROW_GSIDE0;
-		if (rows->flags[i] & ROW_EMPTY)
+		/* verified: every row is checked on its own, no groups */
+		if ((rows->flags[i] & ROW_EMPTY) || sb->verify.active)
 			continue;
 		ent[m].key = sketch_band_key(sketch_values(sb, i), k);
 		ent[m].val = i;
@@ -206,7 +216,7 @@ all_pairs(SketchBatch *sb)
 
 	batch_log(sb->call, "%s: threshold %g is met by every pair: comparing all pairs",
 			  sb->call->fname, sb->threshold);
-	if (sb->call->mode == BATCH_CLUSTER)
+	if (sb->call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
 		/* every pair is linked: one component */
 		for (uint64 x = 1; x < n; x++)
@@ -254,7 +264,7 @@ empty_pairs(SketchBatch *sb)
 	for (uint64 i = 0; i < rows->nrows; i++)
 		if (rows->flags[i] & ROW_EMPTY)
 			e[ne++] = (uint32) i;
-	if (sb->call->mode == BATCH_CLUSTER)
+	if (sb->call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
 		/* one component; no need to look at every pair */
 		for (uint64 i = 1; i < ne; i++)

@@ -169,21 +169,82 @@ band_runs(void *arg, char *records, uint64 count)
 	}
 }
 
-/* Verify a candidate pair with the estimate; report (or link) it. */
+/*
+ * Verify a candidate pair with the estimate (two sketches of empty
+ * documents: 1), then with the verification values when the call verifies;
+ * report (or link) it.
+ */
 static void
 verify_pair(void *arg, const BatchCarried *x, const BatchRow *y)
 {
 	SketchBatch *sb = (SketchBatch *) arg;
-	int			e = sketch_equal_count((const uint32 *) x->payload,
-									   (const uint32 *) y->payload, sb->k);
+	double		res;
 
-	if (e < sb->emin)
+	if ((x->flags & ROW_EMPTY) && (y->flags & ROW_EMPTY))
+		res = 1.0;
+	else
+	{
+		int			e = sketch_equal_count((const uint32 *) x->payload,
+										   (const uint32 *) y->payload, sb->k);
+
+		if (e < sb->emin)
+			return;
+		res = nddup_minhash_estimate(e, sb->k, sb->params->bits);
+	}
+	if (sb->verify.active &&
+		!batch_verify_pair(&sb->verify, x->extra, x->extra_len, x->flags,
+						   y->extra, y->extra_len, y->flags, &res))
 		return;
 	if (sb->call->mode == BATCH_CLUSTER)
 		batch_uf_union(&sb->uf, x->row, y->row);
 	else
-		sketch_put_pair(sb, x->id, x->flags, y->id, y->flags,
-						nddup_minhash_estimate(e, sb->k, sb->params->bits));
+		sketch_put_pair(sb, x->id, x->flags, y->id, y->flags, res);
+}
+
+/*
+ * A verified call: every pair of sketches of empty documents (of a join,
+ * one from each side) is a candidate, verified with the others.
+ */
+static void
+empty_candidates(SpillSearch *ss)
+{
+	SketchBatch *sb = ss->sb;
+	BatchRows  *rows = &sb->rows;
+	BatchRow	row;
+	uint32	   *empty = NULL;
+	uint8	   *eflags = NULL;
+	uint64		n = 0;
+	uint64		cap = 0;
+
+	batch_rows_rewind(rows);
+	while (batch_rows_next(rows, &row))
+	{
+		if (!(row.flags & ROW_EMPTY))
+			continue;
+		if (n == cap)
+		{
+			cap = Max(cap * 2, 1024);
+			empty = empty ? repalloc_huge(empty, cap * sizeof(uint32)) :
+				MemoryContextAllocHuge(sb->call->cxt, cap * sizeof(uint32));
+			eflags = eflags ? repalloc_huge(eflags, cap) :
+				MemoryContextAllocHuge(sb->call->cxt, cap);
+		}
+		empty[n] = row.row;
+		eflags[n++] = row.flags;
+	}
+	for (uint64 i = 0; i + 1 < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 j = i + 1; j < n; j++)
+			if (sb->call->mode != BATCH_JOIN ||
+				((eflags[i] ^ eflags[j]) & BATCH_ROW_SIDE1))
+				batch_pairs_add(ss->pairs, empty[i], empty[j]);
+	}
+	if (empty)
+	{
+		pfree(empty);
+		pfree(eflags);
+	}
 }
 
 /*
@@ -200,7 +261,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 	SpillSearch ss;
 	int			r = sb->nrowsband;
 
-	if (sb->emin == 0 && call->mode == BATCH_CLUSTER)
+	if (sb->emin == 0 && call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
 		/* every pair is linked: one component */
 		for (uint64 x = 1; x < rows->nrows; x++)
@@ -220,15 +281,20 @@ sketch_pairs_spilled(SketchBatch *sb)
 	batch_log(call, "%s: %llu rows through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, work_mem);
 
-	batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
-	if (call->mode == BATCH_CLUSTER)
+	ss.pairs = batch_pairs_begin(rows);
+	if (sb->verify.active)
+		empty_candidates(&ss);
+	else
 	{
-		ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
-		group_identical_spilled(&ss);
+		batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
+		if (call->mode == BATCH_CLUSTER)
+		{
+			ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
+			group_identical_spilled(&ss);
+		}
 	}
 
 	/* candidates of every band */
-	ss.pairs = batch_pairs_begin(rows);
 	for (int j = 0; j < sb->nbands; j++)
 	{
 		BatchPartitions *band = batch_partitions_begin(call, sizeof(BandRec),

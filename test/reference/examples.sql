@@ -140,15 +140,15 @@ SELECT * FROM hamming_clusters('docs', 'id', 'fp', 12, 'created_at') ORDER BY id
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3), (7, 8)') ORDER BY id
 -- @ hamming_assign(text,text,integer)
 SELECT * FROM hamming_assign('SELECT id, fp FROM docs WHERE id = 5', 'SELECT id, fp, 1 FROM docs WHERE id = 1', 12)
--- @ minhash_pairs(text,double precision,bigint,bigint)
+-- @ minhash_pairs(text,double precision,bigint,bigint,double precision)
 SELECT * FROM minhash_pairs('SELECT id, sk FROM docs', 0.5) ORDER BY 1, 2
--- @ minhash_pairs(regclass,name,name,double precision,bigint,bigint)
-SELECT * FROM minhash_pairs('docs', 'id', 'sk', 0.5) ORDER BY 1, 2
--- @ minhash_join(text,text,double precision,bigint,bigint)
+-- @ minhash_pairs(regclass,name,name,double precision,bigint,bigint,name,double precision)
+SELECT * FROM minhash_pairs('docs', 'id', 'sk', 0.4, verify_column => 'body', verify => 0.5) ORDER BY 1, 2
+-- @ minhash_join(text,text,double precision,bigint,bigint,double precision)
 SELECT * FROM minhash_join('SELECT id, sk FROM docs WHERE id < 3', 'SELECT id, sk FROM docs WHERE id >= 3', 0.5) ORDER BY 1, 2
--- @ minhash_clusters(text,double precision,bigint,bigint,boolean)
-SELECT * FROM minhash_clusters('SELECT id, sk, created_at FROM docs', 0.5) ORDER BY id
--- @ minhash_clusters(regclass,name,name,double precision,name,boolean)
+-- @ minhash_clusters(text,double precision,bigint,bigint,boolean,double precision)
+SELECT * FROM minhash_clusters('SELECT id, sk, created_at, body FROM docs', 0.4, verify => 0.5) ORDER BY id
+-- @ minhash_clusters(regclass,name,name,double precision,name,boolean,name,double precision)
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', 0.5, 'created_at') ORDER BY id
 -- @ super_shingle_pairs(text,integer)
 SELECT * FROM super_shingle_pairs('SELECT id, supers FROM docs') ORDER BY 1, 2

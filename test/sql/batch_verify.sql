@@ -193,6 +193,72 @@ SELECT * FROM hamming_pairs($$SELECT id, fp, shingle_bottom(body, 4) FROM vt$$, 
 SELECT * FROM hamming_clusters('SELECT id, fp, now(), body FROM vt', 3, verify => 0.5) LIMIT 1;
 SELECT * FROM hamming_clusters('SELECT id, fp, id, body, body FROM vt', 3, verify => 0.5);
 
+--
+-- minhash_pairs / minhash_join / minhash_clusters with verify: candidates
+-- from the bands (estimate >= threshold), confirmed by the exact Jaccard of
+-- the text, which is then the reported resemblance
+--
+CREATE TABLE mtruth AS
+SELECT a.id AS id1, b.id AS id2, jaccard(a.sk, b.sk) AS est,
+	   jaccard(shingle_set(a.body), shingle_set(b.body)) AS j
+FROM vt a JOIN vt b ON a.id < b.id
+WHERE a.body IS NOT NULL AND b.body IS NOT NULL AND jaccard(a.sk, b.sk) >= 0.3;
+SELECT count(*) AS candidates, count(*) FILTER (WHERE j >= 0.5) AS verified FROM mtruth;
+CREATE FUNCTION mdiff(q text) RETURNS TABLE (found bigint, missing bigint, extra bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format($q$
+		WITH t AS (SELECT id1, id2, j FROM mtruth WHERE j >= 0.5), g AS (%s)
+		SELECT (SELECT count(*) FROM g),
+			   (SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM g) m),
+			   (SELECT count(*) FROM (SELECT * FROM g EXCEPT ALL SELECT * FROM t) e)$q$, q);
+END $$;
+SELECT * FROM mdiff($$SELECT * FROM minhash_pairs('SELECT id, sk, body FROM vt', 0.3, verify => 0.5)$$);
+SELECT * FROM mdiff($$SELECT * FROM minhash_pairs('SELECT id, sk, sset FROM vt', 0.3, verify => 0.5)$$);
+SELECT * FROM mdiff($$SELECT * FROM minhash_pairs('vt', 'id', 'sk', 0.3, verify_column => 'body', verify => 0.5)$$);
+SET work_mem = '64kB';
+SELECT * FROM mdiff($$SELECT * FROM minhash_pairs('SELECT id, sk, body FROM vt', 0.3, verify => 0.5)$$);
+RESET work_mem;
+-- the join, in memory and spilled
+SELECT * FROM mdiff($$SELECT * FROM minhash_join('SELECT id, sk, body FROM vt WHERE id < 10000',
+	'SELECT id, sk, body FROM vt WHERE id >= 10000', 0.3, verify => 0.5)
+	UNION ALL SELECT id1, id2, j FROM mtruth WHERE j >= 0.5 AND NOT (id1 < 10000 AND id2 >= 10000)$$);
+SET work_mem = '64kB';
+SELECT * FROM mdiff($$SELECT * FROM minhash_join('SELECT id, sk, body FROM vt WHERE id < 10000',
+	'SELECT id, sk, body FROM vt WHERE id >= 10000', 0.3, verify => 0.5)
+	UNION ALL SELECT id1, id2, j FROM mtruth WHERE j >= 0.5 AND NOT (id1 < 10000 AND id2 >= 10000)$$);
+RESET work_mem;
+-- clusters: the components of the verified pairs
+CREATE TEMP TABLE mwant AS
+SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM mtruth WHERE j >= 0.5', false);
+SELECT count(*), count(DISTINCT cluster_id) FROM mwant;
+SELECT count(*) FROM (
+	SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5)
+	EXCEPT SELECT * FROM mwant) d;
+SELECT count(*) FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5);
+SET work_mem = '64kB';
+SELECT count(*) FROM (
+	SELECT * FROM minhash_clusters('vt', 'id', 'sk', 0.3, singletons => false,
+								   verify_column => 'body', verify => 0.5)
+	EXCEPT SELECT * FROM mwant) d;
+SELECT count(*) FROM minhash_clusters('vt', 'id', 'sk', 0.3, singletons => false,
+									  verify_column => 'body', verify => 0.5);
+RESET work_mem;
+-- sketches of texts without shingles: verified like the rest
+SELECT * FROM minhash_pairs($$SELECT id, sk, body FROM vt WHERE id > 30000$$, 0.3, verify => 1.0)
+ORDER BY 1, 2;
+SET work_mem = '64kB';
+SELECT * FROM minhash_pairs($$SELECT id, sk, body FROM vt WHERE id > 30000 OR id < 400$$, 0.9,
+							verify => 1.0)
+WHERE id1 > 30000 ORDER BY 1, 2;
+RESET work_mem;
+-- errors
+SELECT * FROM minhash_pairs('SELECT id, sk FROM vt', 0.3, verify => 0.5);
+SELECT * FROM minhash_pairs('vt', 'id', 'sk', 0.3, verify => 0.5);
+SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, verify => 2);
+
+DROP FUNCTION mdiff(text);
+DROP TABLE mtruth;
 DROP FUNCTION vdiff(regclass, integer, float8, boolean);
 DROP FUNCTION vword(text);
 DROP TABLE vt, vtruth;
