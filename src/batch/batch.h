@@ -345,6 +345,9 @@ extern void batch_verify_init(BatchVerify *v, BatchCall *call, bool active,
 							  double threshold, Oid set_type, Oid sketch_type);
 extern const char *batch_verify_reduce(BatchVerify *v, Datum value, Oid type,
 									   uint32 *len, uint8 *flags);
+extern bool batch_verify_query_arg(FunctionCallInfo fcinfo, int i, double *threshold);
+extern Name batch_verify_relation_args(FunctionCallInfo fcinfo, const char *fname,
+									   int colarg, double *threshold);
 extern bool batch_verify_pair(BatchVerify *v, const char *a, uint32 alen, uint8 fa,
 							  const char *b, uint32 blen, uint8 fb,
 							  double *similarity);

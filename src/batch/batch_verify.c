@@ -220,3 +220,49 @@ batch_verify_pair(BatchVerify *v, const char *a, uint32 alen, uint8 fa,
 	}
 	return *similarity >= v->threshold;
 }
+
+/* Is optional argument i absent (a database still at 0.1) or NULL? */
+static inline bool
+arg_absent(FunctionCallInfo fcinfo, int i)
+{
+	return i >= PG_NARGS() || PG_ARGISNULL(i);
+}
+
+/*
+ * The verification threshold of a query form (argument i): false when it is
+ * NULL or absent (the SQL of 0.1 passes fewer arguments than the library
+ * knows).
+ */
+bool
+batch_verify_query_arg(FunctionCallInfo fcinfo, int i, double *threshold)
+{
+	*threshold = 0;
+	if (arg_absent(fcinfo, i))
+		return false;
+	*threshold = PG_GETARG_FLOAT8(i);
+	return true;
+}
+
+/*
+ * The verification arguments of a relation form, the column (argument
+ * colarg; NULL: no verification) and the threshold (the next; NULL:
+ * nddup.similarity_threshold); a threshold without a column is 22023.
+ */
+Name
+batch_verify_relation_args(FunctionCallInfo fcinfo, const char *fname, int colarg,
+						   double *threshold)
+{
+	*threshold = 0;
+	if (arg_absent(fcinfo, colarg))
+	{
+		if (!arg_absent(fcinfo, colarg + 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs verify_column to verify candidates", fname),
+					 errhint("Name the column of the text, shingle set or sketch to verify with, e.g. verify_column => 'body'.")));
+		return NULL;
+	}
+	*threshold = arg_absent(fcinfo, colarg + 1) ? nddup_similarity_threshold :
+		PG_GETARG_FLOAT8(colarg + 1);
+	return PG_GETARG_NAME(colarg);
+}

@@ -83,7 +83,10 @@ set_order_cmp(const SetOrderKey *a, const SetOrderKey *b)
 	return 0;
 }
 
-/* set_batch.c: the order, prefixes, the measure */
+/* set_filter.c: the order, prefixes, the measure */
+extern struct setdf_hash *set_df_create(MemoryContext cxt);
+extern void set_count_df(SetBatch *sb, const uint64 *items, uint32 n);
+extern uint64 set_df_size(SetBatch *sb);
 extern uint32 set_df(SetBatch *sb, uint64 hash);
 extern uint32 set_row_tokens(SetBatch *sb, const uint64 *items, uint32 n, uint8 flags,
 							 uint64 *tokens, bool *is_prefix);

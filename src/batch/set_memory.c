@@ -2,7 +2,7 @@
  *
  * set_memory.c
  *	  The in-memory path of the exact resemblance join of shingle sets:
- *	  every row entered under the shingles of its prefix (set_batch.c), the
+ *	  every row entered under the shingles of its prefix (set_filter.c), the
  *	  entries sorted by shingle, and every pair inside a run of one shingle
  *	  a candidate, filtered by length and verified with the exact measure.
  *	  A pair is reported by the run of its first common shingle in the global

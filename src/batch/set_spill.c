@@ -3,7 +3,7 @@
  * set_spill.c
  *	  The exact resemblance join of shingle sets when the input exceeds
  *	  work_mem: every row is written, under each shingle of its prefix
- *	  (set_batch.c), into a partition file chosen by the shingle; each
+ *	  (set_filter.c), into a partition file chosen by the shingle; each
  *	  partition is sorted and every pair inside a run of one shingle that
  *	  passes the prefix and length filters is a candidate.  The candidates
  *	  are verified with the exact measure by two merges with the rows

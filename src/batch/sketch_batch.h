@@ -156,8 +156,23 @@ sketch_rows_verified(SketchBatch *sb, uint32 x, uint32 y, double *res)
 							 b, blen, sb->rows.flags[y], res);
 }
 
-/* sketch_batch.c: results */
-extern void sketch_put_pair(SketchBatch *sb, int64 ida, uint8 flagsa,
-							int64 idb, uint8 flagsb, double res);
+/*
+ * Append a found pair: (a, b) of a join with a the row of query_a; else
+ * the smaller id first.
+ */
+static inline void
+sketch_put_pair(SketchBatch *sb, int64 ida, uint8 flagsa, int64 idb,
+				uint8 flagsb, double res)
+{
+	if (sb->call->mode == BATCH_JOIN)
+	{
+		if (flagsa & BATCH_ROW_SIDE1)
+			batch_put_pair(sb->call, idb, ida, Float8GetDatum(res));
+		else
+			batch_put_pair(sb->call, ida, idb, Float8GetDatum(res));
+	}
+	else
+		batch_put_ordered_pair(sb->call, ida, idb, Float8GetDatum(res));
+}
 
 #endif							/* NDDUP_SKETCH_BATCH_H */

@@ -1,4 +1,4 @@
--- 0.2: the exact resemblance join of shingle sets (src/batch/set_batch.c,
+-- 0.2: the exact resemblance join of shingle sets (src/batch/set_sql.c,
 -- docs/batch-sets.md).
 CREATE FUNCTION @extschema@.shingleset_pairs(query text, threshold float8,
 	measure text DEFAULT 'jaccard')

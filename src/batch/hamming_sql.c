@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * hamming_batch.c
+ * hamming_sql.c
  *	  The SQL functions of batch near-duplicate detection over simhash64
  *	  fingerprints: all pairs within a Hamming radius (hamming_pairs), the
  *	  similarity join of two inputs (hamming_join), union-find clusters
@@ -216,38 +216,6 @@ finish_hamming(HammingBatch *hb)
 	batch_end(call);
 }
 
-/*
- * Is optional argument i absent or NULL?  A database still at 0.1 calls
- * these functions with fewer arguments than the library knows.
- */
-static inline bool
-arg_absent(FunctionCallInfo fcinfo, int i)
-{
-	return i >= PG_NARGS() || PG_ARGISNULL(i);
-}
-
-/*
- * The verification arguments of a relation form: the column (NULL: no
- * verification) and the threshold (NULL: nddup.similarity_threshold).
- */
-static Name
-relation_verify_args(FunctionCallInfo fcinfo, const char *fname, int colarg,
-					 double *threshold)
-{
-	if (arg_absent(fcinfo, colarg))
-	{
-		if (!arg_absent(fcinfo, colarg + 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs verify_column to verify candidates", fname),
-					 errhint("Name the column of the text, shingle set or sketch to verify with, e.g. verify_column => 'body'.")));
-		return NULL;
-	}
-	*threshold = arg_absent(fcinfo, colarg + 1) ? nddup_similarity_threshold :
-		PG_GETARG_FLOAT8(colarg + 1);
-	return PG_GETARG_NAME(colarg);
-}
-
 /* Are any of the first n arguments NULL (a STRICT function's no rows)? */
 static bool
 any_null_arg(FunctionCallInfo fcinfo, int n)
@@ -284,12 +252,15 @@ pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 Datum
 hamming_pairs_query(PG_FUNCTION_ARGS)
 {
+	double		threshold;
+	bool		verify;
+
 	if (any_null_arg(fcinfo, 2))
 		return (Datum) 0;
+	verify = batch_verify_query_arg(fcinfo, 2, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
-					  true, !arg_absent(fcinfo, 2),
-					  arg_absent(fcinfo, 2) ? 0 : PG_GETARG_FLOAT8(2));
+					  true, verify, threshold);
 	return (Datum) 0;
 }
 
@@ -302,12 +273,12 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
 	Name		verifycol;
-	double		threshold = 0;
+	double		threshold;
 
 	if (any_null_arg(fcinfo, 4))
 		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
-	verifycol = relation_verify_args(fcinfo, "hamming_pairs", 4, &threshold);
+	verifycol = batch_verify_relation_args(fcinfo, "hamming_pairs", 4, &threshold);
 	query = nddup_relation_query("hamming_pairs", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2), NULL, verifycol, fp_cols,
 								 nddup_lookup_type(fcinfo, "simhash64"));
@@ -326,14 +297,16 @@ hamming_join_query(PG_FUNCTION_ARGS)
 	char	   *qa;
 	char	   *qb;
 	HammingBatch *hb;
+	double		threshold;
+	bool		verify;
 
 	if (any_null_arg(fcinfo, 3))
 		return (Datum) 0;
 	qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	verify = batch_verify_query_arg(fcinfo, 3, &threshold);
 	hb = begin_hamming(fcinfo, BATCH_JOIN, "hamming_join", PG_GETARG_INT32(2),
-					   !arg_absent(fcinfo, 3),
-					   arg_absent(fcinfo, 3) ? 0 : PG_GETARG_FLOAT8(3));
+					   verify, threshold);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(hb, "query_a", qa, fp_cols, 2, 2, 0);
@@ -350,12 +323,15 @@ hamming_join_query(PG_FUNCTION_ARGS)
 Datum
 hamming_clusters_query(PG_FUNCTION_ARGS)
 {
+	double		threshold;
+	bool		verify;
+
 	if (any_null_arg(fcinfo, 3))
 		return (Datum) 0;
+	verify = batch_verify_query_arg(fcinfo, 3, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
-					  PG_GETARG_BOOL(2), !arg_absent(fcinfo, 3),
-					  arg_absent(fcinfo, 3) ? 0 : PG_GETARG_FLOAT8(3));
+					  PG_GETARG_BOOL(2), verify, threshold);
 	return (Datum) 0;
 }
 
@@ -370,12 +346,12 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 	char	   *query;
 	bool		singletons = PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5);
 	Name		verifycol;
-	double		threshold = 0;
+	double		threshold;
 
 	if (any_null_arg(fcinfo, 4))
 		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
-	verifycol = relation_verify_args(fcinfo, "hamming_clusters", 6, &threshold);
+	verifycol = batch_verify_relation_args(fcinfo, "hamming_clusters", 6, &threshold);
 	query = nddup_relation_query("hamming_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
 								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * sketch_batch.c
+ * sketch_sql.c
  *	  The SQL functions of batch near-duplicate detection over resemblance
  *	  sketches: all pairs of min-hash sketches whose estimated resemblance
  *	  reaches a threshold (minhash_pairs), the similarity join of two inputs
@@ -80,25 +80,6 @@ check_band_arg(const char *what, int64 v)
 				 errmsg("number of %s %lld is out of range", what, (long long) v),
 				 errdetail("It must be between 1 and %d.", NDDUP_MINHASH_MAX_K)));
 	return (int32) v;
-}
-
-/*
- * Append a found pair: (a, b) of a join with a the row of query_a; else
- * the smaller id first.
- */
-void
-sketch_put_pair(SketchBatch *sb, int64 ida, uint8 flagsa, int64 idb,
-				uint8 flagsb, double res)
-{
-	if (sb->call->mode == BATCH_JOIN)
-	{
-		if (flagsa & BATCH_ROW_SIDE1)
-			batch_put_pair(sb->call, idb, ida, Float8GetDatum(res));
-		else
-			batch_put_pair(sb->call, ida, idb, Float8GetDatum(res));
-	}
-	else
-		batch_put_ordered_pair(sb->call, ida, idb, Float8GetDatum(res));
 }
 
 /* Take the shape of the first row: values per row and the row store. */
@@ -289,48 +270,6 @@ begin_sketch(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 }
 
 /*
- * Is optional argument i absent or NULL?  A database still at 0.1 calls
- * these functions with fewer arguments than the library knows.
- */
-static inline bool
-arg_absent(FunctionCallInfo fcinfo, int i)
-{
-	return i >= PG_NARGS() || PG_ARGISNULL(i);
-}
-
-/* The verification threshold of a query form (argument i), if given. */
-static bool
-query_verify_arg(FunctionCallInfo fcinfo, int i, double *threshold)
-{
-	if (arg_absent(fcinfo, i))
-		return false;
-	*threshold = PG_GETARG_FLOAT8(i);
-	return true;
-}
-
-/*
- * The verification arguments of a relation form: the column (NULL: no
- * verification) and the threshold (NULL: nddup.similarity_threshold).
- */
-static Name
-relation_verify_args(FunctionCallInfo fcinfo, const char *fname, int colarg,
-					 double *threshold)
-{
-	if (arg_absent(fcinfo, colarg))
-	{
-		if (!arg_absent(fcinfo, colarg + 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs verify_column to verify candidates", fname),
-					 errhint("Name the column of the text or shingle set to verify with, e.g. verify_column => 'body'.")));
-		return NULL;
-	}
-	*threshold = arg_absent(fcinfo, colarg + 1) ? nddup_similarity_threshold :
-		PG_GETARG_FLOAT8(colarg + 1);
-	return PG_GETARG_NAME(colarg);
-}
-
-/*
  * Choose the bands.  emin = the least number of equal positions whose
  * estimate reaches the threshold; a result has at most D = k - emin unequal
  * positions, so b = D + 1 disjoint bands guarantee an all-equal band
@@ -461,7 +400,7 @@ minhash_pairs_query(PG_FUNCTION_ARGS)
 {
 	int32		bands,
 				rows;
-	double		vthreshold = 0;
+	double		vthreshold;
 	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -470,7 +409,7 @@ minhash_pairs_query(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	band_args(fcinfo, 2, &bands, &rows);
-	verify = query_verify_arg(fcinfo, 4, &vthreshold);
+	verify = batch_verify_query_arg(fcinfo, 4, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
 					  PG_GETARG_FLOAT8(1), bands, rows, true, verify, vthreshold);
@@ -488,7 +427,7 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 				rows;
 	char	   *query;
 	Name		verifycol;
-	double		vthreshold = 0;
+	double		vthreshold;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
@@ -498,7 +437,7 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	}
 	band_args(fcinfo, 4, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(3));
-	verifycol = relation_verify_args(fcinfo, "minhash_pairs", 6, &vthreshold);
+	verifycol = batch_verify_relation_args(fcinfo, "minhash_pairs", 6, &vthreshold);
 	query = nddup_relation_query("minhash_pairs", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2), NULL, verifycol, sketch_cols,
 								 nddup_lookup_type(fcinfo, "minhash_sketch"));
@@ -520,7 +459,7 @@ minhash_join_query(PG_FUNCTION_ARGS)
 	SketchBatch *sb;
 	char	   *qa;
 	char	   *qb;
-	double		vthreshold = 0;
+	double		vthreshold;
 	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -530,7 +469,7 @@ minhash_join_query(PG_FUNCTION_ARGS)
 	}
 	band_args(fcinfo, 3, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(2));
-	verify = query_verify_arg(fcinfo, 5, &vthreshold);
+	verify = batch_verify_query_arg(fcinfo, 5, &vthreshold);
 	qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	sb = begin_sketch(fcinfo, BATCH_JOIN, "minhash_join", false, verify, vthreshold);
@@ -553,7 +492,7 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 {
 	int32		bands,
 				rows;
-	double		vthreshold = 0;
+	double		vthreshold;
 	bool		verify;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -562,7 +501,7 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	band_args(fcinfo, 2, &bands, &rows);
-	verify = query_verify_arg(fcinfo, 5, &vthreshold);
+	verify = batch_verify_query_arg(fcinfo, 5, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
 					  PG_GETARG_FLOAT8(1), bands, rows,
@@ -579,7 +518,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
 	Name		verifycol;
-	double		vthreshold = 0;
+	double		vthreshold;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
@@ -588,7 +527,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	check_threshold(PG_GETARG_FLOAT8(3));
-	verifycol = relation_verify_args(fcinfo, "minhash_clusters", 6, &vthreshold);
+	verifycol = batch_verify_relation_args(fcinfo, "minhash_clusters", 6, &vthreshold);
 	query = nddup_relation_query("minhash_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
 								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,
