@@ -24,6 +24,9 @@
 #   tap        prove test/t/*.pl (needs a build with --enable-tap-tests,
 #              IPC::Run and contrib/amcheck; skipped with a line otherwise)
 #   random     test/random/run.sh --seed 1 (not in the default list)
+#   docs, reference, orm
+#              test/docs/run.sh, test/reference/run.sh, test/orm/run.sh
+#              (not in the default list)
 # LIST is comma-separated; default build,regress,isolation,tap.
 # --keep keeps the temporary directory (outputs, diffs, instances).
 # NDDUP_JOBS: parallel make jobs (default 2).  NDDUP_PG_CONFIGURE: configure
@@ -199,6 +202,15 @@ if wanted random; then
 	NDDUP_PG_BIN="$PG_BIN" BUILD=0 bash "$SRC/test/random/run.sh" --seed 1 --iterations "${NDDUP_RANDOM_ITERATIONS:-60}"
 	record random $?
 fi
+
+# the suites that start their own instance through scripts/lib.sh
+for suite in docs reference orm; do
+	if wanted $suite; then
+		echo "== $suite"
+		NDDUP_PG_BIN="$PG_BIN" BUILD=0 bash "$SRC/test/$suite/run.sh"
+		record $suite $?
+	fi
+done
 
 echo
 echo "$VERSION: ${passed} passed, ${failed} failed${failed_suites:+ (${failed_suites[*]})}"
