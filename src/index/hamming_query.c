@@ -22,6 +22,7 @@
 #include <math.h>
 
 #include "nddup.h"
+#include "hamming.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
@@ -196,6 +197,37 @@ estimate_restriction(PlannerInfo *root, Node *fpside, Node *otherside,
 	sel = ball_selectivity(&vardata, have_center, center, radius);
 	ReleaseVariableStats(vardata);
 	return sel;
+}
+
+/*
+ * The radius of a hamming_ball expression at plan time: a constant ball, or
+ * ball(q, k) with k a constant (the center may be unknown, e.g. a join's
+ * outer value), clamped to 0..64; -1 when it is not known.
+ */
+int
+nddup_hamming_ball_radius(PlannerInfo *root, Node *expr)
+{
+	Node	   *e = estimate_expression_value(root, expr);
+	int32		radius;
+
+	if (IsA(e, Const))
+	{
+		if (((Const *) e)->constisnull)
+			return 0;
+		radius = ((HammingBall *) DatumGetPointer(((Const *) e)->constvalue))->radius;
+	}
+	else if (IsA(e, FuncExpr) && list_length(((FuncExpr *) e)->args) == 2 &&
+			 IsA(lsecond(((FuncExpr *) e)->args), Const))
+	{
+		Const	   *k = (Const *) lsecond(((FuncExpr *) e)->args);
+
+		if (k->constisnull || k->consttype != INT4OID)
+			return -1;
+		radius = DatumGetInt32(k->constvalue);
+	}
+	else
+		return -1;
+	return Max(0, Min(radius, 64));
 }
 
 /* RESTRICT estimator of simhash64 <@ hamming_ball. */
