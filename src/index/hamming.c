@@ -10,11 +10,11 @@
  *
  * The cost estimate prices the search the scan will run (the plan of
  * hamming_plan_search for the radius of the <@ condition: probes of the
- * tables, or one pass over every row) in the planner's units: its CPU time
- * converted at HAMMING_NS_PER_OPERATOR nanoseconds per cpu_operator_cost,
- * and the index pages it reads as random (probes) or sequential (a pass)
- * page reads.  Every row is found before the first is returned, so all of
- * it is start-up cost.
+ * tables, or one pass over every row) in the planner's units, on the scale
+ * that src/index/hamming_query.c gives every Hamming index: the modeled
+ * time on cached pages, and a share of the index pages read (random for
+ * probes, sequential for a pass) as I/O.  Every row is found before the
+ * first is returned, so all of it is start-up cost.
  *
  *-------------------------------------------------------------------------
  */
@@ -50,16 +50,6 @@
 PG_FUNCTION_INFO_V1(hamming_handler);
 PG_FUNCTION_INFO_V1(hamming_index_stats);
 
-/*
- * Nanoseconds that one cpu_operator_cost stands for: a sequential scan of
- * 1M rows spent 10 ns per int4 comparison on the development machine
- * (docs/indexes.md, "The planner").
- */
-#define HAMMING_NS_PER_OPERATOR		10.0
-
-/* the radius assumed when a condition's radius is unknown at plan time */
-#define HAMMING_PLAN_DEFAULT_RADIUS	3
-
 static relopt_kind hamming_relopt_kind;
 
 /* nddup.hamming_probe: how scans read the sorted tables (tests, benchmarks) */
@@ -81,6 +71,7 @@ nddup_hamming_am_init(void)
 							 "auto: by the cost model; tables: always probe them; rows: always pass over every row. The answer is the same.",
 							 &hamming_probe, HAMMING_PROBE_AUTO, hamming_probe_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	nddup_hamming_planner_init();
 	hamming_relopt_kind = add_reloption_kind();
 	add_real_reloption(hamming_relopt_kind, "merge_fraction",
 					   "VACUUM merges the appendix into the sorted tables when it and the dead rows reach this share of the sorted rows",
@@ -195,14 +186,6 @@ read_sizes(Oid indexoid, double *keyed, uint32 *dbits, double *appendix_rows)
 	index_close(index, NoLock);
 }
 
-/* A plan's cost in the planner's units, its pages read at page_cost each. */
-static Cost
-plan_cost(const HammingPlan *plan, double page_cost)
-{
-	return plan->nanoseconds / HAMMING_NS_PER_OPERATOR * cpu_operator_cost +
-		plan->pages * page_cost;
-}
-
 /*
  * amcostestimate: see the file header.  A scan without a condition and
  * without an ordering (every row in no order) is never worth it.
@@ -224,7 +207,6 @@ hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	HammingPlan probe;
 	HammingPlan pass;
 	Cost		search;
-	ListCell   *lc;
 
 	memset(&costs, 0, sizeof(costs));
 	genericcostestimate(root, path, loop_count, &costs);
@@ -239,35 +221,18 @@ hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	}
 
 	/* the smallest radius of the <@ conditions drives the search */
-	foreach(lc, path->indexclauses)
-	{
-		IndexClause *iclause = lfirst_node(IndexClause, lc);
-		ListCell   *lc2;
-
-		foreach(lc2, iclause->indexquals)
-		{
-			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
-			int			r = HAMMING_PLAN_DEFAULT_RADIUS;
-
-			if (IsA(rinfo->clause, OpExpr) && list_length(((OpExpr *) rinfo->clause)->args) == 2)
-			{
-				r = nddup_hamming_ball_radius(root, lsecond(((OpExpr *) rinfo->clause)->args));
-				if (r < 0)
-					r = HAMMING_PLAN_DEFAULT_RADIUS;
-			}
-			radius = radius < 0 ? r : Min(radius, r);
-		}
-	}
+	radius = nddup_hamming_path_radius(root, path);
 
 	read_sizes(index->indexoid, &keyed, &dbits, &appendix_rows);
 	get_tablespace_page_costs(index->reltablespace, &random_page_cost, &seq_page_cost);
 	hamming_plan_search(keyed, dbits, -1, appendix_rows, &pass);
-	search = plan_cost(&pass, seq_page_cost);
+	search = nddup_hamming_cost(pass.nanoseconds, pass.pages, seq_page_cost);
 	if (radius >= 0)
 	{
 		hamming_plan_search(keyed, dbits, radius, appendix_rows, &probe);
 		if (probe.use_tables)
-			search = Min(search, plan_cost(&probe, random_page_cost));
+			search = Min(search, nddup_hamming_cost(probe.nanoseconds, probe.pages,
+													random_page_cost));
 	}
 	*indexStartupCost = search;
 	*indexTotalCost = search + costs.numIndexTuples * cpu_index_tuple_cost;

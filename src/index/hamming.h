@@ -283,7 +283,10 @@ extern IndexBulkDeleteResult *hamming_bulk_delete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *hamming_vacuum_cleanup(IndexVacuumInfo *info,
 													 IndexBulkDeleteResult *stats);
 
-/* hamming_query.c: the radius of a hamming_ball expression at plan time */
+/* hamming_query.c: planner support shared with the cost estimate */
 extern int	nddup_hamming_ball_radius(PlannerInfo *root, Node *expr);
+extern int	nddup_hamming_path_radius(PlannerInfo *root, IndexPath *path);
+extern Cost nddup_hamming_cost(double nanoseconds, double pages, double page_cost);
+extern void nddup_hamming_planner_init(void);
 
 #endif							/* NDDUP_HAMMING_H */

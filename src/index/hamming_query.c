@@ -15,6 +15,18 @@
  *	- a floor of one distinct value's share (the center's own duplicates:
  *	  queries are usually existing fingerprints).
  *
+ * Costs of the Hamming indexes.  When a column has several of them (the
+ * hamming access method, simhash64_gin_ops, simhash64_spgist_ops), the
+ * planner must price each by what it really costs.  The estimators of GIN
+ * and SP-GiST know nothing of these opclasses: GIN charges every probe as
+ * uncached random page reads (~20x a cached probe), SP-GiST prices a ball
+ * or nearest-neighbour search like an equality lookup (a few pages) although
+ * it visits a large part of the trie.  A get_relation_info hook therefore
+ * gives the indexes of these two opclasses an estimator that calls the
+ * access method's own and corrects it; all three then share one scale:
+ * the modeled time on cached pages at HAMMING_NS_PER_OPERATOR nanoseconds
+ * per cpu_operator_cost, plus HAMMING_PAGE_MISS of their page reads as I/O.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,7 +37,10 @@
 #include "hamming.h"
 
 #include "access/htup_details.h"
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_amop.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
@@ -33,7 +48,11 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
+#include "utils/index_selfuncs.h"
+#include "utils/catcache.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
@@ -52,21 +71,58 @@ extern Datum simhash64_within(PG_FUNCTION_ARGS);
 /* radius assumed when the query's radius is unknown at plan time */
 #define HAMMING_DEFAULT_RADIUS	3
 
-/* Share of uniform random 64-bit values within r bits of a given one. */
+/*
+ * The cost scale: nanoseconds per cpu_operator_cost (a sequential scan of
+ * 1M rows spent 10 ns per int4 comparison on the development machine,
+ * docs/indexes.md) and the share of index page reads taken as I/O.
+ */
+#define HAMMING_NS_PER_OPERATOR	10.0
+#define HAMMING_PAGE_MISS		0.05
+
+/*
+ * GIN probes of a cached simhash64_gin_ops index cost about 1/20 of what
+ * gincostestimate charges (a probe: 1.5-4 us measured against ~5 random
+ * page reads at random_page_cost 4, docs/reports/bench-hamming.md).
+ */
+#define HAMMING_GIN_CACHED_FACTOR	0.05
+
+/*
+ * SP-GiST trie (simhash64_spgist_ops): a search visits the leaves below
+ * the nodes whose known bits are within its radius; with N rows the nodes
+ * above a leaf page know about log2(N) - 6 bits, and a visited leaf costs
+ * ~100 ns in a ball search and ~350 ns in an ordered one (its pairing
+ * heap), calibrated on 1M rows (radius 3: 2.7 ms, 6: 31-40 ms, 12: 52 ms;
+ * nearest-10 of random points: 255-365 ms; docs/spgist.md).
+ */
+#define HAMMING_SPG_BITS_BELOW_LOG2N	6
+#define HAMMING_SPG_NS_LEAF				100.0
+#define HAMMING_SPG_NS_ORDERED_LEAF		350.0
+#define HAMMING_SPG_NS_FIXED			20000.0
+
+static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
+
+/* Share of uniform random values within r bits over `bits` bits. */
 static double
-uniform_ball_share(int r)
+binomial_share(int bits, int r)
 {
 	double		sum = 0;
 	double		c = 1;
 
-	if (r >= 64)
+	if (r >= bits)
 		return 1.0;
 	for (int i = 0; i <= r; i++)
 	{
 		sum += c;
-		c = c * (64 - i) / (i + 1);
+		c = c * (bits - i) / (i + 1);
 	}
-	return ldexp(sum, -64);
+	return ldexp(sum, -bits);
+}
+
+/* Share of uniform random 64-bit values within r bits of a given one. */
+static double
+uniform_ball_share(int r)
+{
+	return binomial_share(64, Min(r, 64));
 }
 
 /* Selectivity of "column within radius of center", see the file header. */
@@ -417,4 +473,178 @@ hamming_within_support(PG_FUNCTION_ARGS)
 	}
 
 	PG_RETURN_POINTER(NULL);
+}
+
+/*
+ * A modeled time (nanoseconds on cached pages) and the index pages read, in
+ * the planner's units: see the file header.
+ */
+Cost
+nddup_hamming_cost(double nanoseconds, double pages, double page_cost)
+{
+	return nanoseconds / HAMMING_NS_PER_OPERATOR * cpu_operator_cost +
+		pages * page_cost * HAMMING_PAGE_MISS;
+}
+
+/* The smallest radius of a path's <@ conditions, or -1 when it has none. */
+static int
+path_radius(PlannerInfo *root, IndexPath *path)
+{
+	int			radius = -1;
+	ListCell   *lc;
+
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *iclause = lfirst_node(IndexClause, lc);
+		ListCell   *lc2;
+
+		foreach(lc2, iclause->indexquals)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+			int			r = -1;
+
+			if (IsA(rinfo->clause, OpExpr) &&
+				list_length(((OpExpr *) rinfo->clause)->args) == 2)
+				r = nddup_hamming_ball_radius(root, lsecond(((OpExpr *) rinfo->clause)->args));
+			if (r < 0)
+				r = HAMMING_DEFAULT_RADIUS;
+			radius = radius < 0 ? r : Min(radius, r);
+		}
+	}
+	return radius;
+}
+
+/* The radius of a path's conditions, as the hamming cost estimate needs it. */
+int
+nddup_hamming_path_radius(PlannerInfo *root, IndexPath *path)
+{
+	return path_radius(root, path);
+}
+
+/* amcostestimate of simhash64_gin_ops indexes: GIN's, for cached probes. */
+static void
+gin_hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
+						  Cost *indexStartupCost, Cost *indexTotalCost,
+						  Selectivity *indexSelectivity, double *indexCorrelation,
+						  double *indexPages)
+{
+	gincostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+					indexSelectivity, indexCorrelation, indexPages);
+	*indexStartupCost *= HAMMING_GIN_CACHED_FACTOR;
+	*indexTotalCost *= HAMMING_GIN_CACHED_FACTOR;
+}
+
+/*
+ * amcostestimate of simhash64_spgist_ops indexes: SP-GiST's, raised to the
+ * modeled cost of the trie search (see HAMMING_SPG_*): for a ball search of
+ * radius r, N P(Bin(b, 1/2) <= r) leaves; for an ordered scan, those within
+ * the distance d at which uniform rows reach the LIMIT (or every row).
+ */
+static void
+spgist_hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
+							 Cost *indexStartupCost, Cost *indexTotalCost,
+							 Selectivity *indexSelectivity, double *indexCorrelation,
+							 double *indexPages)
+{
+	double		n = Max(path->indexinfo->tuples, 1.0);
+	int			bits = Max(4, (int) ceil(log2(n)) - HAMMING_SPG_BITS_BELOW_LOG2N);
+	double		ns;
+	Cost		model;
+
+	spgcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+					indexSelectivity, indexCorrelation, indexPages);
+	if (path->indexorderbys != NIL)
+	{
+		double		want = root->limit_tuples > 0 ? root->limit_tuples : n;
+		int			d = 0;
+
+		while (d < 64 && n * uniform_ball_share(d) < want)
+			d++;
+		ns = n * binomial_share(bits, d) * HAMMING_SPG_NS_ORDERED_LEAF;
+	}
+	else
+	{
+		int			radius = path_radius(root, path);
+
+		if (radius < 0)
+			return;
+		ns = n * binomial_share(bits, radius) * HAMMING_SPG_NS_LEAF;
+	}
+	model = nddup_hamming_cost(ns + HAMMING_SPG_NS_FIXED, *indexPages, random_page_cost);
+	if (model > *indexTotalCost)
+	{
+		*indexStartupCost += model - *indexTotalCost;
+		*indexTotalCost = model;
+	}
+}
+
+/*
+ * Whether an operator family is one of nddup's Hamming families: its
+ * strategy-1 operator is estimated by hamming_ball_restrict.  Answers are
+ * cached for the session.
+ */
+static bool
+is_hamming_family(Oid opfamily)
+{
+	static Oid	known[16];
+	static bool answer[16];
+	static int	nknown = 0;
+	CatCList   *list;
+	bool		result = false;
+
+	for (int i = 0; i < nknown; i++)
+		if (known[i] == opfamily)
+			return answer[i];
+	list = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamily));
+	for (int i = 0; i < list->n_members && !result; i++)
+	{
+		Form_pg_amop amop = (Form_pg_amop) GETSTRUCT(&list->members[i]->tuple);
+		RegProcedure rest;
+		char	   *name;
+
+		if (amop->amopstrategy != 1)
+			continue;
+		rest = get_oprrest(amop->amopopr);
+		name = OidIsValid(rest) ? get_func_name(rest) : NULL;
+		result = name != NULL && strcmp(name, "hamming_ball_restrict") == 0;
+	}
+	ReleaseCatCacheList(list);
+	if (nknown < lengthof(known))
+	{
+		known[nknown] = opfamily;
+		answer[nknown++] = result;
+	}
+	return result;
+}
+
+/* get_relation_info hook: the estimators of the Hamming GIN/SP-GiST indexes. */
+static void
+hamming_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
+					  RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (prev_get_relation_info_hook)
+		prev_get_relation_info_hook(root, relid, inhparent, rel);
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->nkeycolumns != 1 ||
+			(index->relam != GIN_AM_OID && index->relam != SPGIST_AM_OID) ||
+			!is_hamming_family(index->opfamily[0]))
+			continue;
+		if (index->relam == GIN_AM_OID)
+			index->amcostestimate = (void (*) ()) gin_hamming_cost_estimate;
+		else
+			index->amcostestimate = (void (*) ()) spgist_hamming_cost_estimate;
+	}
+}
+
+/* Install the planner hook (from _PG_init). */
+void
+nddup_hamming_planner_init(void)
+{
+	prev_get_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = hamming_relation_info;
 }
