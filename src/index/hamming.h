@@ -13,8 +13,10 @@
  * by its table key (the key with that block first), each with a directory
  * of its top `dbits` bits:
  *
- *	table 0	the row pages: every row's key (8 bytes) and heap TID (6 bytes),
- *			sorted by key, the rows whose fingerprint is NULL last;
+ *	table 0	every row's key (8 bytes, on key pages) and heap TID (6 bytes,
+ *			on TID pages, in the same order), sorted by key, the rows whose
+ *			fingerprint is NULL last (a pass over every row reads only the
+ *			key pages);
  *	table t	(t = 1..3) entry pages: the low 64 - dbits bits of the row's
  *			table-t key, 6 to 8 bytes, sorted;
  *	dir t	the offset of every directory bucket in table t (uint32).
@@ -68,12 +70,13 @@
 
 /* page kinds */
 #define HAMMING_PAGE_META			1
-#define HAMMING_PAGE_ROWS			2	/* generation rows (table 0) */
+#define HAMMING_PAGE_KEYS			2	/* generation: keys of table 0 */
 #define HAMMING_PAGE_ENTRIES		3	/* entries of tables 1..3 */
 #define HAMMING_PAGE_DIR			4
 #define HAMMING_PAGE_MAP			5
 #define HAMMING_PAGE_APPENDIX		6
 #define HAMMING_PAGE_FREE			7
+#define HAMMING_PAGE_TIDS			8	/* generation: TIDs of table 0 */
 
 /* page flags */
 #define HAMMING_FLAG_SEALED			0x01	/* appendix page: no more inserts */
@@ -100,12 +103,18 @@ typedef HammingPageOpaqueData *HammingPageOpaque;
 #define HAMMING_PAGE_SPACE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(HammingPageOpaqueData)))
 
-/* row pages (generation and appendix): keys, then TIDs */
+/* appendix pages: keys, then TIDs */
 #define HAMMING_ROWS_PER_PAGE \
 	((int) (HAMMING_PAGE_SPACE / (sizeof(uint64) + sizeof(ItemPointerData))))
 #define HammingPageKeys(page)	((uint64 *) PageGetContents(page))
 #define HammingPageTids(page) \
 	((ItemPointerData *) (PageGetContents(page) + HAMMING_ROWS_PER_PAGE * sizeof(uint64)))
+
+/* the generation's key pages and TID pages (table 0) */
+#define HAMMING_KEYS_PER_PAGE	((int) (HAMMING_PAGE_SPACE / sizeof(uint64)))
+#define HAMMING_TIDS_PER_PAGE	((int) (HAMMING_PAGE_SPACE / sizeof(ItemPointerData)))
+#define HammingPageKeyArray(page)	((uint64 *) PageGetContents(page))
+#define HammingPageTidArray(page)	((ItemPointerData *) PageGetContents(page))
 
 /* entry pages: width-byte entries; 8 bytes kept free for 8-byte loads */
 #define HammingEntriesPerPage(width)	((int) ((HAMMING_PAGE_SPACE - 8) / (width)))
@@ -132,7 +141,9 @@ typedef struct HammingGenInfo
 	uint32		width;			/* bytes per entry of tables 1..3 */
 	uint32		npages;			/* logical pages */
 	uint32		nmap;			/* map pages */
-	uint32		table_first[HAMMING_TABLES];	/* first logical page of table t */
+	uint32		table_first[HAMMING_TABLES];	/* first logical page of table t
+												 * (t = 0: its key pages) */
+	uint32		tid_first;		/* first logical page of table 0's TIDs */
 	uint32		dir_first[HAMMING_TABLES];	/* first logical page of dir t */
 } HammingGenInfo;
 
@@ -224,6 +235,9 @@ extern void hamming_gen_open(HammingGen *gen, Relation index,
 extern BlockNumber hamming_gen_block(HammingGen *gen, uint32 lpage);
 extern Page hamming_cursor_read(HammingGen *gen, HammingCursor *cursor,
 								uint32 lpage, uint8 kind);
+extern uint64 *hamming_gen_key(HammingGen *gen, HammingCursor *cursor, uint64 row);
+extern ItemPointerData *hamming_gen_tid(HammingGen *gen, HammingCursor *cursor,
+										uint64 row);
 extern void hamming_cursor_release(HammingCursor *cursor);
 extern uint64 hamming_list_rows(Relation index, BlockNumber blkno, uint64 epoch);
 extern uint64 hamming_tid_pack(ItemPointer tid, bool isnull);

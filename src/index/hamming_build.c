@@ -263,6 +263,14 @@ sorter_end(HammingSorter *s)
 	pfree(s);
 }
 
+/* A page being filled, and the logical page the next one gets. */
+typedef struct PageStream
+{
+	Buffer		buf;			/* exclusively locked, or Invalid */
+	Page		page;
+	uint32		next;			/* next logical page (map slot) */
+} PageStream;
+
 /* Writes the pages of a generation, recording their blocks in its map. */
 typedef struct GenWriter
 {
@@ -270,81 +278,123 @@ typedef struct GenWriter
 	bool		building;		/* CREATE INDEX: new blocks, WAL at the end */
 	uint64		epoch;
 	BlockNumber *map;			/* logical page -> block */
-	uint32		npages;
+	uint32		npages;			/* logical pages reserved */
 	uint32		maxpages;
-	Buffer		buf;			/* the page being filled, or Invalid */
-	Page		page;
+	PageStream	main;			/* sequential writes */
 } GenWriter;
 
 /*
- * Finish the page being filled: dirty, and WAL-logged as a full image
- * (in a build, log_newpage_range logs every page at the end).
+ * Finish a stream's page: dirty, and WAL-logged as a full image (in a
+ * build, log_newpage_range logs every page at the end).
  */
+static void
+stream_flush(GenWriter *w, PageStream *st)
+{
+	if (!BufferIsValid(st->buf))
+		return;
+	START_CRIT_SECTION();
+	MarkBufferDirty(st->buf);
+	if (!w->building && RelationNeedsWAL(w->index))
+		log_newpage_buffer(st->buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(st->buf);
+	st->buf = InvalidBuffer;
+	st->page = NULL;
+}
+
+/* Reserve n logical pages (map slots); returns the first. */
+static uint32
+writer_reserve(GenWriter *w, uint32 n)
+{
+	uint32		first = w->npages;
+
+	while (w->npages + n > w->maxpages)
+	{
+		w->maxpages *= 2;
+		w->map = repalloc_huge(w->map, sizeof(BlockNumber) * w->maxpages);
+	}
+	w->npages += n;
+	return first;
+}
+
+/*
+ * Start a stream's next page, of the given kind; a logical one takes the
+ * stream's next map slot.
+ */
+static Page
+stream_page(GenWriter *w, PageStream *st, uint8 kind, bool logical)
+{
+	stream_flush(w, st);
+	CHECK_FOR_INTERRUPTS();
+	st->buf = hamming_new_buffer(w->index, !w->building);
+	st->page = BufferGetPage(st->buf);
+	hamming_init_page(st->page, kind, w->epoch);
+	if (logical)
+		w->map[st->next++] = BufferGetBlockNumber(st->buf);
+	return st->page;
+}
+
+/* Start a page appended to the generation's logical pages. */
+static Page
+writer_page(GenWriter *w, uint8 kind)
+{
+	w->main.next = writer_reserve(w, 1);
+	return stream_page(w, &w->main, kind, true);
+}
+
+/* Finish the sequential stream's page. */
 static void
 writer_flush(GenWriter *w)
 {
-	if (!BufferIsValid(w->buf))
-		return;
-	START_CRIT_SECTION();
-	MarkBufferDirty(w->buf);
-	if (!w->building && RelationNeedsWAL(w->index))
-		log_newpage_buffer(w->buf, true);
-	END_CRIT_SECTION();
-	UnlockReleaseBuffer(w->buf);
-	w->buf = InvalidBuffer;
-	w->page = NULL;
+	stream_flush(w, &w->main);
 }
 
-/* Start a new page of the given kind; logical ones are added to the map. */
-static Page
-writer_page(GenWriter *w, uint8 kind, bool logical)
-{
-	writer_flush(w);
-	CHECK_FOR_INTERRUPTS();
-	w->buf = hamming_new_buffer(w->index, !w->building);
-	w->page = BufferGetPage(w->buf);
-	hamming_init_page(w->page, kind, w->epoch);
-	if (logical)
-	{
-		if (w->npages == w->maxpages)
-		{
-			w->maxpages *= 2;
-			w->map = repalloc_huge(w->map, sizeof(BlockNumber) * w->maxpages);
-		}
-		w->map[w->npages++] = BufferGetBlockNumber(w->buf);
-	}
-	return w->page;
-}
-
-/* Table 0: the sorted rows, their keys and TIDs; counts its buckets. */
+/*
+ * Table 0: the sorted rows, their keys on key pages and their TIDs on TID
+ * pages (two streams into two reserved ranges); counts its buckets.
+ */
 static void
-write_rows(GenWriter *w, HammingSorter *s, uint32 dbits, uint32 *counts)
+write_rows(GenWriter *w, HammingSorter *s, HammingGenInfo *info, uint32 *counts)
 {
-	int			per = HAMMING_ROWS_PER_PAGE;
-	int			n = per;
+	uint32		kpages = (uint32) ((info->rows + HAMMING_KEYS_PER_PAGE - 1) / HAMMING_KEYS_PER_PAGE);
+	uint32		tpages = (uint32) ((info->rows + HAMMING_TIDS_PER_PAGE - 1) / HAMMING_TIDS_PER_PAGE);
+	PageStream	keys = {InvalidBuffer, NULL, 0};
+	PageStream	tids = {InvalidBuffer, NULL, 0};
+	int			nk = HAMMING_KEYS_PER_PAGE;
+	int			nt = HAMMING_TIDS_PER_PAGE;
 	uint64		key;
 	uint64		ptid;
 
+	info->table_first[0] = keys.next = writer_reserve(w, kpages);
+	info->tid_first = tids.next = writer_reserve(w, tpages);
 	while (sorter_next(s, &key, &ptid))
 	{
 		ItemPointerData tid;
 
-		if (n == per)
+		if (nk == HAMMING_KEYS_PER_PAGE)
 		{
-			writer_page(w, HAMMING_PAGE_ROWS, true);
-			n = 0;
+			stream_page(w, &keys, HAMMING_PAGE_KEYS, true);
+			nk = 0;
+		}
+		if (nt == HAMMING_TIDS_PER_PAGE)
+		{
+			stream_page(w, &tids, HAMMING_PAGE_TIDS, true);
+			nt = 0;
 		}
 		ItemPointerSetBlockNumber(&tid, (BlockNumber) ((ptid >> 16) & 0xFFFFFFFF));
 		tid.ip_posid = (OffsetNumber) (ptid & 0xFFFF);
 		if (ptid >> 63)
 			tid.ip_posid |= HAMMING_TID_NULL;
 		else
-			counts[key >> (64 - dbits)]++;
-		HammingPageKeys(w->page)[n] = key;
-		HammingPageTids(w->page)[n] = tid;
-		HammingPageGetOpaque(w->page)->nitems = ++n;
+			counts[key >> (64 - info->dbits)]++;
+		HammingPageKeyArray(keys.page)[nk] = key;
+		HammingPageGetOpaque(keys.page)->nitems = ++nk;
+		HammingPageTidArray(tids.page)[nt] = tid;
+		HammingPageGetOpaque(tids.page)->nitems = ++nt;
 	}
-	writer_flush(w);
+	stream_flush(w, &keys);
+	stream_flush(w, &tids);
+	Assert(keys.next == info->table_first[0] + kpages && tids.next == info->tid_first + tpages);
 }
 
 /* A directory: the first entry of every bucket, and the total after them. */
@@ -360,11 +410,11 @@ write_dir(GenWriter *w, const uint32 *counts, uint32 dbits)
 	{
 		if (n == per)
 		{
-			writer_page(w, HAMMING_PAGE_DIR, true);
+			writer_page(w, HAMMING_PAGE_DIR);
 			n = 0;
 		}
-		HammingPageU32(w->page)[n] = sum;
-		HammingPageGetOpaque(w->page)->nitems = ++n;
+		HammingPageU32(w->main.page)[n] = sum;
+		HammingPageGetOpaque(w->main.page)->nitems = ++n;
 		if (v < nbuckets)
 			sum += counts[v];
 	}
@@ -410,7 +460,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		nitems = HammingPageGetOpaque(page)->nitems;
 		for (uint32 i = 0; i < nitems && seen < keyed; i++, seen++)
 		{
-			uint64		v = nddup_ham_table_key(HammingPageKeys(page)[i], t);
+			uint64		v = nddup_ham_table_key(HammingPageKeyArray(page)[i], t);
 
 			if (in_memory)
 				values[seen] = v;
@@ -443,11 +493,11 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		}
 		if (n == per)
 		{
-			writer_page(w, HAMMING_PAGE_ENTRIES, true);
+			writer_page(w, HAMMING_PAGE_ENTRIES);
 			n = 0;
 		}
-		nddup_ham_packed_store(HammingPageEntries(w->page), n, width, v & lowmask);
-		HammingPageGetOpaque(w->page)->nitems = ++n;
+		nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, v & lowmask);
+		HammingPageGetOpaque(w->main.page)->nitems = ++n;
 		counts[v >> (64 - info->dbits)]++;
 	}
 	writer_flush(w);
@@ -476,10 +526,10 @@ write_map(GenWriter *w, HammingGenInfo *info, BlockNumber **mapblocks)
 		uint32		first = m * per;
 		uint32		count = Min((uint32) per, w->npages - first);
 
-		writer_page(w, HAMMING_PAGE_MAP, false);
-		memcpy(HammingPageU32(w->page), w->map + first, sizeof(BlockNumber) * count);
-		HammingPageGetOpaque(w->page)->nitems = count;
-		(*mapblocks)[m] = BufferGetBlockNumber(w->buf);
+		stream_page(w, &w->main, HAMMING_PAGE_MAP, false);
+		memcpy(HammingPageU32(w->main.page), w->map + first, sizeof(BlockNumber) * count);
+		HammingPageGetOpaque(w->main.page)->nitems = count;
+		(*mapblocks)[m] = BufferGetBlockNumber(w->main.buf);
 		writer_flush(w);
 	}
 	info->nmap = nmap;
@@ -514,12 +564,11 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 	w.epoch = epoch;
 	w.maxpages = 1024;
 	w.map = palloc(sizeof(BlockNumber) * w.maxpages);
-	w.buf = InvalidBuffer;
+	w.main.buf = InvalidBuffer;
 	counts = palloc(sizeof(uint32) * ((Size) 1 << info->dbits));
 
 	memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
-	info->table_first[0] = w.npages;
-	write_rows(&w, sorter, info->dbits, counts);
+	write_rows(&w, sorter, info, counts);
 	sorter_end(sorter);			/* tables 1..3 read table 0 back */
 	info->dir_first[0] = w.npages;
 	write_dir(&w, counts, info->dbits);

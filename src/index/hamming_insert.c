@@ -8,12 +8,12 @@
  *
  * Locking: the metapage says which page is the tail.  The common case
  * reads it under a share lock, locks that page exclusively, checks that it
- * is still the unsealed tail of the current list and appends.  When the
- * page is full (or there is none yet) the insert takes the metapage
- * exclusively, then the tail, then a new page, links them and moves the
- * tail: one generic WAL record for the three pages.  A merge seals the
- * tail under the same two locks, so an insert that read the metapage
- * before the seal sees the flag and starts over.
+ * is still the unsealed tail of the current list and appends.  Otherwise
+ * (the page is full, there is none yet, or a merge has sealed it since) the
+ * insert takes the metapage exclusively, then the tail, and appends there
+ * or to a new page that it links and makes the tail: one generic WAL
+ * record for the three pages.  A merge seals the tail under the same two
+ * locks.
  *
  *-------------------------------------------------------------------------
  */
@@ -143,40 +143,35 @@ hamming_insert(Relation index, Datum *values, bool *isnull,
 	if (isnull[0])
 		tid.ip_posid |= HAMMING_TID_NULL;
 
-	for (;;)
+	/* the common case: the tail named by the metapage has room */
 	{
 		Buffer		buf = ReadBuffer(index, HAMMING_METAPAGE_BLKNO);
 		HammingMetaPageData *meta;
 		BlockNumber tail;
 		uint64		epoch;
-		Page		page;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		meta = HammingPageGetMeta(BufferGetPage(buf));
 		tail = meta->app_tail;
 		epoch = meta->app_epoch;
 		UnlockReleaseBuffer(buf);
-		if (tail == InvalidBlockNumber)
-			break;
+		if (tail != InvalidBlockNumber)
+		{
+			Page		page;
 
-		buf = ReadBuffer(index, tail);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		if (!tail_usable(page, epoch))
-		{
-			/* sealed by a merge, or no longer the tail: look again */
+			buf = ReadBuffer(index, tail);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			page = BufferGetPage(buf);
+			if (tail_usable(page, epoch) &&
+				HammingPageGetOpaque(page)->nitems < (uint32) HAMMING_ROWS_PER_PAGE)
+			{
+				append_row(index, buf, key, &tid);
+				UnlockReleaseBuffer(buf);
+				return false;
+			}
+			/* full, or sealed by a merge since: under the metapage lock */
 			UnlockReleaseBuffer(buf);
-			CHECK_FOR_INTERRUPTS();
-			continue;
 		}
-		if (HammingPageGetOpaque(page)->nitems < (uint32) HAMMING_ROWS_PER_PAGE)
-		{
-			append_row(index, buf, key, &tid);
-			UnlockReleaseBuffer(buf);
-			return false;
-		}
-		UnlockReleaseBuffer(buf);
-		break;
 	}
 	append_with_new_page(index, key, &tid);
 	return false;

@@ -89,8 +89,8 @@ typedef struct HammingScanOpaqueData
 	int64		counts[65];
 	int64		kept;
 	/* scratch for the kernels */
-	uint32		idx[Max(HAMMING_ROWS_PER_PAGE, 2048)];
-	uint8		dist[Max(HAMMING_ROWS_PER_PAGE, 2048)];
+	uint32		idx[Max(HAMMING_KEYS_PER_PAGE, 2048)];
+	uint8		dist[Max(HAMMING_KEYS_PER_PAGE, 2048)];
 } HammingScanOpaqueData;
 
 typedef HammingScanOpaqueData *HammingScanOpaque;
@@ -206,32 +206,35 @@ emit(Search *s, const ItemPointerData *tid, uint64 key, int dist)
 	}
 }
 
-/* The keys of rows [first, last) of table 0 on their pages, via the kernel. */
+/*
+ * The keys of rows [first, last) of table 0, a key page at a time through
+ * the kernel; the TIDs of the rows found from the TID pages (tidcur).
+ */
 static void
-pass_rows(Search *s, HammingGen *gen, HammingCursor *cur, uint64 first,
-		  uint64 last, uint64 qkey, int hi)
+pass_rows(Search *s, HammingGen *gen, HammingCursor *cur, HammingCursor *tidcur,
+		  uint64 first, uint64 last, uint64 qkey, int hi)
 {
 	HammingScanOpaque so = s->so;
-	int			per = HAMMING_ROWS_PER_PAGE;
+	int			per = HAMMING_KEYS_PER_PAGE;
 
 	while (first < last)
 	{
 		uint32		lp = gen->info.table_first[0] + (uint32) (first / per);
 		int			slot = (int) (first % per);
 		int			n = (int) Min((uint64) (per - slot), last - first);
-		Page		page = hamming_cursor_read(gen, cur, lp, HAMMING_PAGE_ROWS);
-		uint64	   *keys = HammingPageKeys(page);
-		ItemPointerData *tids = HammingPageTids(page);
+		Page		page = hamming_cursor_read(gen, cur, lp, HAMMING_PAGE_KEYS);
+		uint64	   *keys = HammingPageKeyArray(page);
 		size_t		m;
 
 		m = nddup_ham_scan(keys + slot, n, qkey, s->lo, search_hi(s, hi),
 						   so->idx, so->dist);
 		for (size_t i = 0; i < m; i++)
 		{
-			int			j = slot + (int) so->idx[i];
+			uint64		row = first + so->idx[i];
+			ItemPointerData *tid = hamming_gen_tid(gen, tidcur, row);
 
-			if (hamming_tid_live(&tids[j]))
-				emit(s, &tids[j], keys[j], so->dist[i]);
+			if (hamming_tid_live(tid))
+				emit(s, tid, keys[slot + so->idx[i]], so->dist[i]);
 		}
 		first += n;
 		if ((first / per) % 64 == 0)
@@ -252,24 +255,24 @@ dir_entry(HammingGen *gen, HammingCursor *cur, int t, uint32 v)
 /* Emit every live row of table 0 whose key is key (a lookup by key). */
 static void
 lookup_key(Search *s, HammingGen *gen, HammingCursor *dircur,
-		   HammingCursor *rowcur, uint64 key, int dist)
+		   HammingCursor *keycur, HammingCursor *tidcur, uint64 key, int dist)
 {
 	int			shift = 64 - (int) gen->info.dbits;
 	uint32		b = (uint32) (key >> shift);
 	uint32		first = dir_entry(gen, dircur, 0, b);
 	uint32		last = dir_entry(gen, dircur, 0, b + 1);
-	int			per = HAMMING_ROWS_PER_PAGE;
 
 	for (uint32 p = first; p < last; p++)
 	{
-		Page		page = hamming_cursor_read(gen, rowcur,
-											   gen->info.table_first[0] + p / per,
-											   HAMMING_PAGE_ROWS);
-		int			slot = (int) (p % per);
-		uint64		k = HammingPageKeys(page)[slot];
+		uint64		k = *hamming_gen_key(gen, keycur, p);
 
-		if (k == key && hamming_tid_live(&HammingPageTids(page)[slot]))
-			emit(s, &HammingPageTids(page)[slot], k, dist);
+		if (k == key)
+		{
+			ItemPointerData *tid = hamming_gen_tid(gen, tidcur, p);
+
+			if (hamming_tid_live(tid))
+				emit(s, tid, k, dist);
+		}
 		else if (k > key)
 			break;
 	}
@@ -307,8 +310,9 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	uint32	   *buckets = palloc(sizeof(uint32) << dbits);
 	HammingCursor dircur = {InvalidBuffer, 0};
 	HammingCursor datacur = {InvalidBuffer, 0};
+	HammingCursor tidcur = {InvalidBuffer, 0};
 	HammingCursor lookdir = {InvalidBuffer, 0};
-	HammingCursor lookrows = {InvalidBuffer, 0};
+	HammingCursor lookkeys = {InvalidBuffer, 0};
 
 	hamming_table_radii(radius, rho);
 	for (int t = 0; t < HAMMING_TABLES; t++)
@@ -336,7 +340,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 			if (t == 0)
 			{
 				/* table 0 is first: it owns every row it finds */
-				pass_rows(s, gen, &datacur, first, last, qkey, radius);
+				pass_rows(s, gen, &datacur, &tidcur, first, last, qkey, radius);
 				continue;
 			}
 			while (first < last)
@@ -363,7 +367,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 					have_prev = true;
 					if (covered_before(key, qkey, t, rho, shift))
 						continue;
-					lookup_key(s, gen, &lookdir, &lookrows, key,
+					lookup_key(s, gen, &lookdir, &lookkeys, &tidcur, key,
 							   __builtin_popcountll(key ^ qkey));
 				}
 				first += n;
@@ -372,8 +376,9 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	}
 	hamming_cursor_release(&dircur);
 	hamming_cursor_release(&datacur);
+	hamming_cursor_release(&tidcur);
 	hamming_cursor_release(&lookdir);
-	hamming_cursor_release(&lookrows);
+	hamming_cursor_release(&lookkeys);
 	pfree(buckets);
 }
 
@@ -455,9 +460,11 @@ search(HammingScanOpaque so, EmitMode mode, uint64 qkey, int lo, int hi,
 		else
 		{
 			HammingCursor cur = {InvalidBuffer, 0};
+			HammingCursor tidcur = {InvalidBuffer, 0};
 
-			pass_rows(&s, gen, &cur, 0, gen->info.keyed, qkey, hi);
+			pass_rows(&s, gen, &cur, &tidcur, 0, gen->info.keyed, qkey, hi);
 			hamming_cursor_release(&cur);
+			hamming_cursor_release(&tidcur);
 		}
 	}
 	pass_list(&s, meta->app_head, meta->app_epoch, hi, false);
@@ -472,15 +479,11 @@ collect_nulls(HammingScanOpaque so)
 	HammingGen *gen = &so->meta.gen;
 	HammingMetaPageData *meta = so->meta.meta;
 	HammingCursor cur = {InvalidBuffer, 0};
-	int			per = HAMMING_ROWS_PER_PAGE;
 	Search		s;
 
 	for (uint64 p = gen->info.keyed; p < gen->info.rows; p++)
 	{
-		Page		page = hamming_cursor_read(gen, &cur,
-											   gen->info.table_first[0] + (uint32) (p / per),
-											   HAMMING_PAGE_ROWS);
-		ItemPointerData *tid = &HammingPageTids(page)[p % per];
+		ItemPointerData *tid = hamming_gen_tid(gen, &cur, p);
 
 		if (hamming_tid_live(tid))
 			add_hit(so, tid, 0, 0, true);

@@ -216,6 +216,28 @@ hamming_cursor_read(HammingGen *gen, HammingCursor *cursor, uint32 lpage,
 	return page;
 }
 
+/* The key of row `row` of table 0 (its page held by the cursor). */
+uint64 *
+hamming_gen_key(HammingGen *gen, HammingCursor *cursor, uint64 row)
+{
+	Page		page = hamming_cursor_read(gen, cursor,
+										   gen->info.table_first[0] + (uint32) (row / HAMMING_KEYS_PER_PAGE),
+										   HAMMING_PAGE_KEYS);
+
+	return &HammingPageKeyArray(page)[row % HAMMING_KEYS_PER_PAGE];
+}
+
+/* The TID of row `row` of table 0 (its page held by the cursor). */
+ItemPointerData *
+hamming_gen_tid(HammingGen *gen, HammingCursor *cursor, uint64 row)
+{
+	Page		page = hamming_cursor_read(gen, cursor,
+										   gen->info.tid_first + (uint32) (row / HAMMING_TIDS_PER_PAGE),
+										   HAMMING_PAGE_TIDS);
+
+	return &HammingPageTidArray(page)[row % HAMMING_TIDS_PER_PAGE];
+}
+
 /* Release a cursor's page, if any. */
 void
 hamming_cursor_release(HammingCursor *cursor)
@@ -360,7 +382,7 @@ hamming_plan_search(double keyed, uint32 dbits, int radius,
 					double appendix_rows, HammingPlan *plan)
 {
 	double		nbuckets = ldexp(1.0, (int) dbits);
-	double		row_pages = ceil(keyed / HAMMING_ROWS_PER_PAGE);
+	double		row_pages = ceil(keyed / HAMMING_KEYS_PER_PAGE);
 	double		entry_pages = ceil(keyed / HammingEntriesPerPage(hamming_entry_width(dbits)));
 	double		dir_pages = ceil((nbuckets + 1) / HAMMING_U32_PER_PAGE);
 	double		flat_ns;

@@ -47,14 +47,14 @@ vacuum_page(IndexVacuumInfo *info, BlockNumber blkno, uint8 kind, uint64 epoch,
 	Page		page;
 	HammingPageOpaque opaque;
 	ItemPointerData *tids;
-	uint16		dead[HAMMING_ROWS_PER_PAGE];
+	uint16		dead[HAMMING_TIDS_PER_PAGE];
 	int			ndead = 0;
 
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	page = BufferGetPage(buf);
 	hamming_check_page(index, page, blkno, kind, epoch);
 	opaque = HammingPageGetOpaque(page);
-	tids = HammingPageTids(page);
+	tids = kind == HAMMING_PAGE_TIDS ? HammingPageTidArray(page) : HammingPageTids(page);
 	for (uint32 i = 0; i < opaque->nitems; i++)
 	{
 		ItemPointerData tid = tids[i];
@@ -74,8 +74,11 @@ vacuum_page(IndexVacuumInfo *info, BlockNumber blkno, uint8 kind, uint64 epoch,
 		GenericXLogState *state = GenericXLogStart(index);
 		Page		copy = GenericXLogRegisterBuffer(state, buf, 0);
 
+		ItemPointerData *ctids = kind == HAMMING_PAGE_TIDS ?
+			HammingPageTidArray(copy) : HammingPageTids(copy);
+
 		for (int i = 0; i < ndead; i++)
-			HammingPageTids(copy)[dead[i]].ip_posid = InvalidOffsetNumber;
+			ctids[dead[i]].ip_posid = InvalidOffsetNumber;
 		GenericXLogFinish(state);
 	}
 	UnlockReleaseBuffer(buf);
@@ -130,12 +133,12 @@ hamming_bulk_delete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 	hamming_read_meta(index, &mc);
 	gen = &mc.gen;
-	rowpages = (uint32) ((gen->info.rows + HAMMING_ROWS_PER_PAGE - 1) / HAMMING_ROWS_PER_PAGE);
+	rowpages = (uint32) ((gen->info.rows + HAMMING_TIDS_PER_PAGE - 1) / HAMMING_TIDS_PER_PAGE);
 	for (uint32 p = 0; p < rowpages; p++)
 	{
 		vacuum_delay_point();
-		removed += vacuum_page(info, hamming_gen_block(gen, gen->info.table_first[0] + p),
-							   HAMMING_PAGE_ROWS, gen->info.epoch, callback,
+		removed += vacuum_page(info, hamming_gen_block(gen, gen->info.tid_first + p),
+							   HAMMING_PAGE_TIDS, gen->info.epoch, callback,
 							   callback_state, &live, NULL);
 	}
 	removed += vacuum_list(info, mc.meta->app_head, mc.meta->app_epoch,
@@ -242,7 +245,8 @@ merge(Relation index)
 	HammingSorter *sorter;
 	HammingGenInfo info;
 	BlockNumber *mapblocks;
-	HammingCursor cur = {InvalidBuffer, 0};
+	HammingCursor keycur = {InvalidBuffer, 0};
+	HammingCursor tidcur = {InvalidBuffer, 0};
 	Buffer		metabuf;
 	GenericXLogState *state;
 	HammingMetaPageData *meta;
@@ -254,23 +258,19 @@ merge(Relation index)
 	sorter = hamming_sorter_begin();
 	for (uint64 p = 0; p < gen->info.rows; p++)
 	{
-		Page		page = hamming_cursor_read(gen, &cur,
-											   gen->info.table_first[0] +
-											   (uint32) (p / HAMMING_ROWS_PER_PAGE),
-											   HAMMING_PAGE_ROWS);
-		int			slot = (int) (p % HAMMING_ROWS_PER_PAGE);
-		ItemPointerData tid = HammingPageTids(page)[slot];
+		ItemPointerData tid = *hamming_gen_tid(gen, &tidcur, p);
 		bool		isnull = (tid.ip_posid & HAMMING_TID_NULL) != 0;
 
-		if (slot == 0)
+		if (p % HAMMING_TIDS_PER_PAGE == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!hamming_tid_live(&tid))
 			continue;
 		tid.ip_posid &= ~HAMMING_TID_NULL;
-		hamming_sorter_put(sorter, HammingPageKeys(page)[slot],
+		hamming_sorter_put(sorter, *hamming_gen_key(gen, &keycur, p),
 						   hamming_tid_pack(&tid, isnull));
 	}
-	hamming_cursor_release(&cur);
+	hamming_cursor_release(&keycur);
+	hamming_cursor_release(&tidcur);
 	if (mc.meta->sealed_head != InvalidBlockNumber)
 		sort_list_rows(index, sorter, mc.meta->sealed_head, mc.meta->sealed_epoch);
 	hamming_sorter_finish(sorter);
@@ -306,7 +306,8 @@ page_is_live(Page page, const HammingMetaPageData *meta)
 	{
 		case HAMMING_PAGE_META:
 			return true;
-		case HAMMING_PAGE_ROWS:
+		case HAMMING_PAGE_KEYS:
+		case HAMMING_PAGE_TIDS:
 		case HAMMING_PAGE_ENTRIES:
 		case HAMMING_PAGE_DIR:
 		case HAMMING_PAGE_MAP:
