@@ -100,13 +100,6 @@ hamming_merge_fraction(Relation index)
 	return opts ? opts->merge_fraction : HAMMING_DEFAULT_MERGE_FRACTION;
 }
 
-/* amcanreturn: the fingerprint can be returned (index-only scans). */
-static bool
-hamming_can_return(Relation index, int attno)
-{
-	return attno == 1;
-}
-
 /*
  * amvalidate: the operator family may hold only strategy 1 (a search
  * operator returning boolean) and strategy 2 (an ordering operator), and
@@ -187,8 +180,7 @@ read_sizes(Oid indexoid, double *keyed, uint32 *dbits, double *appendix_rows)
 }
 
 /*
- * amcostestimate: see the file header.  A scan without a condition and
- * without an ordering (every row in no order) is never worth it.
+ * amcostestimate: see the file header.
  */
 static void
 hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
@@ -213,7 +205,13 @@ hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	*indexSelectivity = costs.indexSelectivity;
 	*indexCorrelation = 0;
 	*indexPages = index->pages;
-	if (path->indexclauses == NIL && path->indexorderbys == NIL)
+	/*
+	 * Never an index-only scan (the planner considers one for a query that
+	 * needs no column even without amcanreturn, see hamming_handler); nor a
+	 * scan without a condition and an ordering.
+	 */
+	if ((path->indexclauses == NIL && path->indexorderbys == NIL) ||
+		path->path.pathtype == T_IndexOnlyScan)
 	{
 		*indexStartupCost = disable_cost;
 		*indexTotalCost = disable_cost;
@@ -269,7 +267,12 @@ hamming_handler(PG_FUNCTION_ARGS)
 	amroutine->aminsert = hamming_insert;
 	amroutine->ambulkdelete = hamming_bulk_delete;
 	amroutine->amvacuumcleanup = hamming_vacuum_cleanup;
-	amroutine->amcanreturn = hamming_can_return;
+	/*
+	 * No index-only scans: a scan returns rows it found earlier (a batch),
+	 * and only a heap fetch protects it from a row that VACUUM removed in
+	 * between (the pin interlock of nbtree has no counterpart here).
+	 */
+	amroutine->amcanreturn = NULL;
 	amroutine->amcostestimate = hamming_cost_estimate;
 	amroutine->amoptions = hamming_options;
 	amroutine->amproperty = NULL;

@@ -85,7 +85,8 @@
 typedef struct HammingPageOpaqueData
 {
 	uint64		epoch;			/* generation or appendix list of the page */
-	BlockNumber next;			/* appendix: next page of the list */
+	BlockNumber next;			/* next page of an appendix list or of the
+								 * generation's map pages */
 	uint32		nitems;			/* rows, entries or offsets on the page */
 	uint8		kind;			/* HAMMING_PAGE_* */
 	uint8		flags;			/* HAMMING_FLAG_* */
@@ -164,9 +165,19 @@ typedef struct HammingMetaPageData
 	BlockNumber sealed_head;
 	uint32		sealed_pages;
 	uint64		dead_rows;		/* tombstones made since the last build */
-	/* pages retired by the last merge wait until no snapshot is older */
+	/*
+	 * Pages retired by the last merge (its old generation, whose map pages
+	 * are chained from retired_map, and the appendix list it merged) wait
+	 * until no snapshot is older than retire_xid; until then scans that
+	 * started before may read them, so VACUUM tombstones their dead rows
+	 * too.
+	 */
 	FullTransactionId retire_xid;
 	uint32		retire_pending;
+	HammingGenInfo retired_gen;
+	BlockNumber retired_map;
+	BlockNumber retired_list;
+	uint64		retired_list_epoch;
 	uint32		merging;		/* a merge sealed the appendix and has not
 								 * switched yet (after a crash: orphan pages) */
 	BlockNumber map[FLEXIBLE_ARRAY_MEMBER];	/* the generation's map pages */

@@ -521,14 +521,17 @@ write_map(GenWriter *w, HammingGenInfo *info, BlockNumber **mapblocks)
 						RelationGetRelationName(w->index), w->npages,
 						(uint32) HAMMING_MAX_MAP_PAGES * per)));
 	*mapblocks = palloc(sizeof(BlockNumber) * Max(nmap, 1));
-	for (uint32 m = 0; m < nmap; m++)
+	/* written last to first, so that each links to the next */
+	for (int m = (int) nmap - 1; m >= 0; m--)
 	{
-		uint32		first = m * per;
+		uint32		first = (uint32) m * per;
 		uint32		count = Min((uint32) per, w->npages - first);
+		BlockNumber next = (m + 1 < (int) nmap) ? (*mapblocks)[m + 1] : InvalidBlockNumber;
 
 		stream_page(w, &w->main, HAMMING_PAGE_MAP, false);
 		memcpy(HammingPageU32(w->main.page), w->map + first, sizeof(BlockNumber) * count);
 		HammingPageGetOpaque(w->main.page)->nitems = count;
+		HammingPageGetOpaque(w->main.page)->next = next;
 		(*mapblocks)[m] = BufferGetBlockNumber(w->main.buf);
 		writer_flush(w);
 	}

@@ -741,6 +741,12 @@ return_hit(IndexScanDesc scan, HammingHit *h)
 		scan->xs_orderbynulls[0] = h->isnull;
 		scan->xs_recheckorderby = false;
 	}
+
+	/*
+	 * The planner asks for an index-only scan of a query that needs no
+	 * column (count(*)) even without amcanreturn; the cost estimate keeps
+	 * it away, and if it is forced, the fingerprint is there.
+	 */
 	if (scan->xs_want_itup)
 	{
 		Datum		value = Simhash64GetDatum(h->isnull ? 0 : nddup_ham_unkey(h->key));

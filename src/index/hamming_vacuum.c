@@ -117,7 +117,54 @@ vacuum_list(IndexVacuumInfo *info, BlockNumber blkno, uint64 epoch,
 	return removed;
 }
 
-/* ambulkdelete: every row the callback calls dead becomes a tombstone. */
+/*
+ * Tombstone the dead rows of the generation the last merge retired: its TID
+ * pages, found by walking its chain of map pages.
+ */
+static void
+vacuum_retired_gen(IndexVacuumInfo *info, const HammingGenInfo *gen,
+				   BlockNumber mapblk, IndexBulkDeleteCallback callback,
+				   void *callback_state)
+{
+	uint32		first = gen->tid_first;
+	uint32		last = first + (uint32) ((gen->rows + HAMMING_TIDS_PER_PAGE - 1) / HAMMING_TIDS_PER_PAGE);
+	uint32		base = 0;
+	double		ignored = 0;
+
+	while (mapblk != InvalidBlockNumber && base < last)
+	{
+		Buffer		buf = ReadBufferExtended(info->index, MAIN_FORKNUM, mapblk,
+											 RBM_NORMAL, info->strategy);
+		Page		page;
+		uint32		n;
+		BlockNumber *blocks;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		hamming_check_page(info->index, page, mapblk, HAMMING_PAGE_MAP, gen->epoch);
+		n = HammingPageGetOpaque(page)->nitems;
+		blocks = palloc(sizeof(BlockNumber) * n);
+		memcpy(blocks, HammingPageU32(page), sizeof(BlockNumber) * n);
+		mapblk = HammingPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+		for (uint32 i = 0; i < n; i++)
+			if (base + i >= first && base + i < last)
+			{
+				vacuum_delay_point();
+				(void) vacuum_page(info, blocks[i], HAMMING_PAGE_TIDS, gen->epoch,
+								   callback, callback_state, &ignored, NULL);
+			}
+		base += n;
+		pfree(blocks);
+	}
+}
+
+/*
+ * ambulkdelete: every row the callback calls dead becomes a tombstone, in
+ * the generation and the appendix, and in what the last merge retired if
+ * it is not recycled yet: a scan that started before that merge may still
+ * read it, and must not find a row whose heap tuple VACUUM then removes.
+ */
 IndexBulkDeleteResult *
 hamming_bulk_delete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					IndexBulkDeleteCallback callback, void *callback_state)
@@ -148,6 +195,16 @@ hamming_bulk_delete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 							   callback, callback_state, &live);
 	if (removed > 0)
 		add_dead_rows(index, removed);
+	if (mc.meta->retire_pending)
+	{
+		double		ignored = 0;
+
+		vacuum_retired_gen(info, &mc.meta->retired_gen, mc.meta->retired_map,
+						   callback, callback_state);
+		if (mc.meta->retired_list != InvalidBlockNumber)
+			(void) vacuum_list(info, mc.meta->retired_list, mc.meta->retired_list_epoch,
+							   callback, callback_state, &ignored);
+	}
 	hamming_free_meta(&mc);
 
 	stats->tuples_removed += removed;
@@ -250,6 +307,10 @@ merge(Relation index)
 	Buffer		metabuf;
 	GenericXLogState *state;
 	HammingMetaPageData *meta;
+	HammingGenInfo old_gen;
+	BlockNumber old_map;
+	BlockNumber old_list;
+	uint64		old_list_epoch;
 
 	seal_appendix(index, &gen_epoch);
 	hamming_read_meta(index, &mc);
@@ -275,6 +336,10 @@ merge(Relation index)
 		sort_list_rows(index, sorter, mc.meta->sealed_head, mc.meta->sealed_epoch);
 	hamming_sorter_finish(sorter);
 	hamming_write_generation(index, sorter, gen_epoch, false, &info, &mapblocks);
+	old_gen = mc.meta->gen;
+	old_map = mc.meta->gen.nmap > 0 ? mc.meta->map[0] : InvalidBlockNumber;
+	old_list = mc.meta->sealed_head;
+	old_list_epoch = mc.meta->sealed_epoch;
 	hamming_free_meta(&mc);
 
 	/* switch, and retire the old pages */
@@ -290,6 +355,10 @@ merge(Relation index)
 	meta->dead_rows = 0;
 	meta->retire_xid = ReadNextFullTransactionId();
 	meta->retire_pending = 1;
+	meta->retired_gen = old_gen;
+	meta->retired_map = old_map;
+	meta->retired_list = old_list;
+	meta->retired_list_epoch = old_list_epoch;
 	meta->merging = 0;
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);

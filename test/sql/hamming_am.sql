@@ -282,14 +282,12 @@ RESET work_mem;
 DROP TABLE hx_wide;
 DROP FUNCTION hx_lossy();
 
--- 7. index-only scans return the fingerprint
+-- 7. no index-only scans (every row is checked on the heap: the index may
+-- hand out rows that VACUUM removed after it found them)
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT fp FROM hx WHERE fp <@ ball('0123456789abcdef', 3);
 EXPLAIN (COSTS OFF) SELECT fp FROM hx ORDER BY fp <-> '0123456789abcdef' LIMIT 3;
-SELECT (SELECT array_agg(fp ORDER BY fp) FROM hx WHERE fp <@ ball(hx_fp(1), 6))
-     = (SELECT array_agg(fp ORDER BY fp) FROM (SELECT fp FROM hx WHERE id > 0 AND fp <@ ball(hx_fp(1), 6) OFFSET 0) s)
-  AS index_only_values;
 RESET enable_bitmapscan;
 RESET enable_seqscan;
 
