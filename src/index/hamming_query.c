@@ -19,13 +19,15 @@
  * hamming access method, simhash64_gin_ops, simhash64_spgist_ops), the
  * planner must price each by what it really costs.  The estimators of GIN
  * and SP-GiST know nothing of these opclasses: GIN charges every probe as
- * uncached random page reads (~20x a cached probe), SP-GiST prices a ball
- * or nearest-neighbour search like an equality lookup (a few pages) although
- * it visits a large part of the trie.  A get_relation_info hook therefore
- * gives the indexes of these two opclasses an estimator that calls the
- * access method's own and corrects it; all three then share one scale:
- * the modeled time on cached pages at HAMMING_NS_PER_OPERATOR nanoseconds
- * per cpu_operator_cost, plus HAMMING_PAGE_MISS of their page reads as I/O.
+ * uncached random page reads (~20x a cached probe) and the one partial
+ * match over a whole table that large radii use as one probe; SP-GiST
+ * prices a ball or nearest-neighbour search like an equality lookup (a few
+ * pages) although it visits a large part of the trie.  A get_relation_info
+ * hook therefore gives the indexes of these two opclasses an estimator
+ * that calls the access method's own (for the selectivity) and prices the
+ * search by a model of its time; all three then share one scale: the
+ * modeled time on cached pages at HAMMING_NS_PER_OPERATOR nanoseconds per
+ * cpu_operator_cost, plus HAMMING_PAGE_MISS of their page reads as I/O.
  *
  *-------------------------------------------------------------------------
  */
@@ -80,24 +82,39 @@ extern Datum simhash64_within(PG_FUNCTION_ARGS);
 #define HAMMING_PAGE_MISS		0.05
 
 /*
- * GIN probes of a cached simhash64_gin_ops index cost about 1/20 of what
- * gincostestimate charges (a probe: 1.5-4 us measured against ~5 random
- * page reads at random_page_cost 4, docs/reports/bench-hamming.md).
+ * simhash64_gin_ops (src/index/gin_hamming.c): a search probes, by
+ * multi-index hashing over its `blocks` blocks, every block value within
+ * each block's radius, a probe costing ~3 us and ~100 ns per key in its
+ * range (N / 2^bits keys), or reads all keys of one table with one partial
+ * match (~150 ns a key) when that is cheaper (radius >= 18 with 4 blocks);
+ * measured on 1M and 100k rows (radius 3: 0.06 ms, 12: 4 ms, 16: 15 ms,
+ * 18+: 150 ms at 1M; docs/reports/bench-hamming.md).
  */
-#define HAMMING_GIN_CACHED_FACTOR	0.05
+#define HAMMING_GIN_NS_PROBE		3000.0
+#define HAMMING_GIN_NS_KEY			100.0
+#define HAMMING_GIN_NS_TABLE_KEY	150.0
+#define HAMMING_GIN_DEFAULT_BLOCKS	4
 
 /*
  * SP-GiST trie (simhash64_spgist_ops): a search visits the leaves below
- * the nodes whose known bits are within its radius; with N rows the nodes
- * above a leaf page know about log2(N) - 6 bits, and a visited leaf costs
- * ~100 ns in a ball search and ~350 ns in an ordered one (its pairing
- * heap), calibrated on 1M rows (radius 3: 2.7 ms, 6: 31-40 ms, 12: 52 ms;
+ * the nodes whose known bits are within its radius; with N rows a leaf's
+ * parent knows about log2(N) - 3 bits, and a visited leaf costs ~400 ns in
+ * a ball search and ~350 ns in an ordered one (with its pairing heap),
+ * calibrated on 1M and 100k rows (1M: radius 3: 2.7 ms, 6: 31-40 ms;
  * nearest-10 of random points: 255-365 ms; docs/spgist.md).
  */
-#define HAMMING_SPG_BITS_BELOW_LOG2N	6
-#define HAMMING_SPG_NS_LEAF				100.0
+#define HAMMING_SPG_BITS_BELOW_LOG2N	3
+#define HAMMING_SPG_NS_LEAF				400.0
 #define HAMMING_SPG_NS_ORDERED_LEAF		350.0
 #define HAMMING_SPG_NS_FIXED			20000.0
+
+/* the GIN opclass's options, as src/index/gin_hamming.c lays them out */
+typedef struct GinHammingOptionsView
+{
+	int32		vl_len_;
+	int			blocks;
+	int			layout;
+} GinHammingOptionsView;
 
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
 
@@ -258,13 +275,21 @@ estimate_restriction(PlannerInfo *root, Node *fpside, Node *otherside,
 /*
  * The radius of a hamming_ball expression at plan time: a constant ball, or
  * ball(q, k) with k a constant (the center may be unknown, e.g. a join's
- * outer value), clamped to 0..64; -1 when it is not known.
+ * outer value), clamped to 0..64; -1 when it is not known, -2 when expr is
+ * not a hamming_ball at all.
  */
 int
 nddup_hamming_ball_radius(PlannerInfo *root, Node *expr)
 {
-	Node	   *e = estimate_expression_value(root, expr);
+	Node	   *e;
 	int32		radius;
+	char	   *typname = format_type_be(exprType(expr));
+
+	/* only a hamming_ball (other operators, e.g. SP-GiST's =, are not) */
+	if (strcmp(typname, "hamming_ball") != 0 &&
+		(strlen(typname) < 13 || strcmp(typname + strlen(typname) - 13, ".hamming_ball") != 0))
+		return -2;
+	e = estimate_expression_value(root, expr);
 
 	if (IsA(e, Const))
 	{
@@ -506,7 +531,9 @@ path_radius(PlannerInfo *root, IndexPath *path)
 			if (IsA(rinfo->clause, OpExpr) &&
 				list_length(((OpExpr *) rinfo->clause)->args) == 2)
 				r = nddup_hamming_ball_radius(root, lsecond(((OpExpr *) rinfo->clause)->args));
-			if (r < 0)
+			if (r == -2)
+				r = 0;			/* equality (SP-GiST) */
+			else if (r < 0)
 				r = HAMMING_DEFAULT_RADIUS;
 			radius = radius < 0 ? r : Min(radius, r);
 		}
@@ -521,24 +548,77 @@ nddup_hamming_path_radius(PlannerInfo *root, IndexPath *path)
 	return path_radius(root, path);
 }
 
-/* amcostestimate of simhash64_gin_ops indexes: GIN's, for cached probes. */
+/*
+ * Modeled time of a simhash64_gin_ops search of radius r over n rows with
+ * m blocks (see HAMMING_GIN_*).
+ */
+static double
+gin_hamming_ns(double n, int m, int radius)
+{
+	double		probes = 0;
+	double		keys = 0;
+	int			d = radius / m;
+	int			s = radius % m;
+
+	for (int t = 0; t < m; t++)
+	{
+		int			bits = 64 / m + (t < 64 % m ? 1 : 0);
+		int			rho = (t <= s) ? d : d - 1;
+		double		v = binomial_share(bits, rho) * ldexp(1.0, bits);
+
+		if (rho < 0)
+			continue;
+		probes += v;
+		keys += n * binomial_share(bits, rho);
+	}
+	return Min(probes * HAMMING_GIN_NS_PROBE + keys * HAMMING_GIN_NS_KEY,
+			   n * HAMMING_GIN_NS_TABLE_KEY);
+}
+
+/*
+ * amcostestimate of simhash64_gin_ops indexes: GIN's selectivity, and the
+ * modeled time of the search instead of gincostestimate's charge of ~5
+ * uncached random page reads per probe (which is ~20 times too much for a
+ * cached index, and far too little for the one partial match over a whole
+ * table that large radii use).
+ */
 static void
 gin_hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 						  Cost *indexStartupCost, Cost *indexTotalCost,
 						  Selectivity *indexSelectivity, double *indexCorrelation,
 						  double *indexPages)
 {
+	IndexOptInfo *index = path->indexinfo;
+	double		n = Max(index->tuples, 1.0);
+	int			m = HAMMING_GIN_DEFAULT_BLOCKS;
+	int			radius = path_radius(root, path);
+	double		ns;
+
 	gincostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
 					indexSelectivity, indexCorrelation, indexPages);
-	*indexStartupCost *= HAMMING_GIN_CACHED_FACTOR;
-	*indexTotalCost *= HAMMING_GIN_CACHED_FACTOR;
+	if (radius < 0)
+		return;
+	if (index->opclassoptions && index->opclassoptions[0] &&
+		VARSIZE(index->opclassoptions[0]) >= sizeof(GinHammingOptionsView))
+	{
+		GinHammingOptionsView *opts = (GinHammingOptionsView *) index->opclassoptions[0];
+
+		if (opts->blocks >= 2 && opts->blocks <= 8)
+			m = opts->blocks;
+	}
+	ns = gin_hamming_ns(n, m, radius);
+	*indexStartupCost = nddup_hamming_cost(ns, Min(ns / HAMMING_GIN_NS_PROBE, *indexPages),
+										   random_page_cost);
+	*indexTotalCost = *indexStartupCost +
+		*indexSelectivity * index->rel->tuples * cpu_index_tuple_cost;
 }
 
 /*
  * amcostestimate of simhash64_spgist_ops indexes: SP-GiST's, raised to the
  * modeled cost of the trie search (see HAMMING_SPG_*): for a ball search of
- * radius r, N P(Bin(b, 1/2) <= r) leaves; for an ordered scan, those within
- * the distance d at which uniform rows reach the LIMIT (or every row).
+ * radius r, N P(Bin(b, 1/2) <= r) leaves, b = log2(N) - 3; for an ordered
+ * scan, those within the distance d at which uniform rows reach the LIMIT
+ * (or every row).
  */
 static void
 spgist_hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
@@ -558,8 +638,13 @@ spgist_hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_cou
 		double		want = root->limit_tuples > 0 ? root->limit_tuples : n;
 		int			d = 0;
 
+		int			radius = path_radius(root, path);
+
 		while (d < 64 && n * uniform_ball_share(d) < want)
 			d++;
+		/* a <@ condition bounds the search too */
+		if (radius >= 0)
+			d = Min(d, radius);
 		ns = n * binomial_share(bits, d) * HAMMING_SPG_NS_ORDERED_LEAF;
 	}
 	else

@@ -301,7 +301,18 @@ SELECT count(*) FROM hx WHERE fp <@ NULL::hamming_ball;
 SELECT count(*) FROM hx WHERE within(fp, NULL, 3);
 SELECT count(*), count(fp) FROM (SELECT fp FROM hx ORDER BY fp <-> NULL) s;
 SELECT count(*) = (SELECT count(*) FROM hx) AS every_row FROM (SELECT fp FROM hx ORDER BY fp <-> '0000000000000000') s;
-EXPLAIN (COSTS OFF) SELECT id FROM hx WHERE within(fp, '0123456789abcdef', 12);
+CREATE FUNCTION hx_uses_index(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line LIKE '%Index Cond: (fp <@ ball(%' AND line NOT LIKE '%Filter%' THEN
+      RETURN true;
+    END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT hx_uses_index($$SELECT id FROM hx WHERE within(fp, '0123456789abcdef', 12)$$) AS within_indexed;
+DROP FUNCTION hx_uses_index(text);
 EXPLAIN (COSTS OFF) SELECT id FROM hx WHERE fp <@ ball('0123456789abcdef', 3) ORDER BY fp <-> '0123456789abcdef' LIMIT 2;
 RESET enable_seqscan;
 
