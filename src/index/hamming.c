@@ -315,9 +315,14 @@ hamming_index_stats(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	heapoid = IndexGetRelation(indexoid, true);
 	if (!OidIsValid(heapoid))
+	{
+		char	   *name = get_rel_name(indexoid);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an index", get_rel_name(indexoid))));
+				 name ? errmsg("\"%s\" is not an index", name) :
+				 errmsg("relation with OID %u is not an index", indexoid)));
+	}
 	if (pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
