@@ -318,10 +318,13 @@ hamming_index_stats(PG_FUNCTION_ARGS)
 	{
 		char	   *name = get_rel_name(indexoid);
 
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", indexoid)));
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 name ? errmsg("\"%s\" is not an index", name) :
-				 errmsg("relation with OID %u is not an index", indexoid)));
+				 errmsg("\"%s\" is not an index", name)));
 	}
 	if (pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
