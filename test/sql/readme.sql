@@ -19,8 +19,8 @@ INSERT INTO docs (body) VALUES
   ('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. Posted today.'),
   ('Something else entirely, about databases and indexes.');
 
--- exact Hamming-radius search, served by the GIN index (radius = a query argument)
-CREATE INDEX ON docs USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);
+-- exact Hamming-radius search, served by the hamming index (radius = a query argument)
+CREATE INDEX ON docs USING hamming (fp);
 SELECT id, fp <-> (SELECT fp FROM docs WHERE id = 1) AS distance
 FROM docs WHERE within(fp, (SELECT fp FROM docs WHERE id = 1), 12);
 SELECT id FROM docs WHERE fp <@ ball((SELECT fp FROM docs WHERE id = 1), 12);
@@ -38,7 +38,7 @@ FROM docs a, docs b WHERE a.id = 1 AND b.id = 3;
 -- a blog table that marks copies at insert time (see docs/trigger.md)
 CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
                     fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
-CREATE INDEX ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);
+CREATE INDEX ON posts USING hamming (fp);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
     EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
 INSERT INTO posts (body) SELECT body FROM docs ORDER BY id;
