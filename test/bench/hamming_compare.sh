@@ -88,9 +88,9 @@ echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/10485
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== settings: shared_buffers $SB, maintenance_work_mem 1GB, no parallel workers, JIT off"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm" -c "CREATE TABLE fps (id int, fp simhash64)"
-pg_sql -f "$NDDUP_ROOT/test/bench/hamming_compare.sql"
+pg_sql -f "$NDDUP_ROOT/test/bench/hamming_bench.sql" -f "$NDDUP_ROOT/test/bench/hamming_compare.sql"
 t0=$(date +%s.%N)
-q -c "SELECT cmp_fill($ROWS)" >/dev/null
+q -c "SELECT bench_fill($ROWS)" >/dev/null
 q -c "CREATE INDEX fps_id ON fps (id)" -c "VACUUM ANALYZE fps"
 echo "== $ROWS rows generated in $(elapsed "$t0") s; heap $(q -c "SELECT pg_size_pretty(pg_relation_size('fps'))")"
 

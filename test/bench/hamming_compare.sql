@@ -3,19 +3,6 @@
 -- in-server timing of radius and nearest-10 queries with recall against the
 -- exact answers of a sequential scan.
 
--- n fingerprints: 90 % uniform (md5 of the row number), 10 % planted
--- variants of an earlier row with 1-6 bits flipped (as hamming_bench.sql).
-CREATE FUNCTION cmp_fill(n int) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO fps
-  SELECT i, CASE WHEN i % 10 <> 0
-    THEN ('x' || substr(md5(i::text), 1, 16))::bit(64)::bigint::simhash64
-    ELSE (('x' || substr(md5((i - 1 - (i / 10) % 9)::text), 1, 16))::bit(64)::bigint
-          # (SELECT bit_or((1::bigint) << (get_byte(decode(md5('p' || i), 'hex'), k) % 64))
-               FROM generate_series(0, i % 6) k))::simhash64
-    END
-  FROM generate_series(1, n) i
-$$;
-
 -- Make cmp_q_<name>(c, r), returning the ids a method answers (radius r,
 -- or the 10 nearest when r < 0), from the body's SQL ($1 center, $2 radius).
 CREATE FUNCTION cmp_make(name text, body text) RETURNS void LANGUAGE plpgsql AS $$

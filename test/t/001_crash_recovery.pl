@@ -137,30 +137,3 @@ sub wait_for_rows
 	note "the workload did not reach $n rows in 60 s";
 	return;
 }
-
-# Kill the postmaster and all its children with SIGKILL at once.
-sub crash_node
-{
-	my ($n) = @_;
-	my $pm = $n->{_pid};
-	my @children;
-	for my $stat (glob '/proc/[0-9]*/stat')
-	{
-		open my $fh, '<', $stat or next;
-		my $line = <$fh>;
-		close $fh;
-		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+)/;
-		push @children, $1 if $2 == $pm;
-	}
-	kill 'KILL', $pm, @children;
-	$n->kill9;    # forget the pid
-	note 'killed the postmaster and ' . scalar(@children) . ' children';
-
-	# wait until they are gone (the shared memory must be free to restart)
-	for (1 .. 300)
-	{
-		last unless grep { kill 0, $_ } $pm, @children;
-		usleep(100_000);
-	}
-	return;
-}

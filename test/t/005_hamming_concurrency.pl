@@ -28,6 +28,9 @@ use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Test::More;
 use Time::HiRes qw(usleep);
+use FindBin;
+use lib $FindBin::Bin;
+use NddupWorkload qw(crash_node);
 
 my $primary = PostgreSQL::Test::Cluster->new('ham_primary');
 $primary->init(allows_streaming => 1);
@@ -259,29 +262,3 @@ compare_all($standby, 'standby after the crash of the primary');
 $standby->stop;
 $primary->stop;
 done_testing();
-
-
-# Kill the postmaster and all its children with SIGKILL at once (as
-# 001_crash_recovery.pl does).
-sub crash_node
-{
-	my ($n) = @_;
-	my $pm = $n->{_pid};
-	my @children;
-	for my $stat (glob '/proc/[0-9]*/stat')
-	{
-		open my $fh, '<', $stat or next;
-		my $line = <$fh>;
-		close $fh;
-		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+)/;
-		push @children, $1 if $2 == $pm;
-	}
-	kill 'KILL', $pm, @children;
-	$n->kill9;
-	for (1 .. 300)
-	{
-		last unless grep { kill 0, $_ } $pm, @children;
-		usleep(100_000);
-	}
-	return;
-}

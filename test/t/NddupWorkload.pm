@@ -10,9 +10,10 @@ use strict;
 use warnings;
 
 use Test::More;
+use Time::HiRes qw(usleep);
 use Exporter 'import';
 
-our @EXPORT = qw(@tables @radii setup_sql workload_sql check_indexes);
+our @EXPORT = qw(@tables @radii setup_sql workload_sql check_indexes crash_node);
 
 our @tables = qw(t_gin_off t_gin_on t_spg t_ham);
 our @radii = (0, 3, 6, 12);
@@ -218,6 +219,33 @@ sub nearest_sql
 				  ORDER BY t.fp <-> q.fp, t.id LIMIT 10) s)};
 	}
 	return qq{SELECT string_agg(q.qid || ':' || $inner, ' ' ORDER BY q.qid) FROM queries q};
+}
+
+# Kill the postmaster and all its children with SIGKILL at once.
+sub crash_node
+{
+	my ($n) = @_;
+	my $pm = $n->{_pid};
+	my @children;
+	for my $stat (glob '/proc/[0-9]*/stat')
+	{
+		open my $fh, '<', $stat or next;
+		my $line = <$fh>;
+		close $fh;
+		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+)/;
+		push @children, $1 if $2 == $pm;
+	}
+	kill 'KILL', $pm, @children;
+	$n->kill9;    # forget the pid
+	note 'killed the postmaster and ' . scalar(@children) . ' children';
+
+	# wait until they are gone (the shared memory must be free to restart)
+	for (1 .. 300)
+	{
+		last unless grep { kill 0, $_ } $pm, @children;
+		usleep(100_000);
+	}
+	return;
 }
 
 1;
