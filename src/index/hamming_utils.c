@@ -64,6 +64,17 @@ hamming_check_page(Relation index, Page page, BlockNumber blkno, uint8 kind,
 {
 	HammingPageOpaque opaque;
 
+	/*
+	 * The common case first, from the special space at its fixed place (a
+	 * page of this index always has it there): one cache line, not the
+	 * header too.
+	 */
+	opaque = (HammingPageOpaque) ((char *) page + BLCKSZ -
+								  MAXALIGN(sizeof(HammingPageOpaqueData)));
+	if (opaque->page_id == HAMMING_PAGE_ID && opaque->kind == kind &&
+		opaque->epoch == epoch)
+		return;
+
 	if (PageIsNew(page) ||
 		PageGetSpecialSize(page) != MAXALIGN(sizeof(HammingPageOpaqueData)))
 		ereport(ERROR,
