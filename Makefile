@@ -60,8 +60,6 @@ unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/core/nddup_core.h
 
 .PHONY: unit print-regress
 
-# every object depends on the shared headers and the generated tables
-$(OBJS): src/nddup.h src/core/nddup_core.h src/core/unicode_tables.h src/core/html_entities.h
-
-# the hamming access method's files share its header and the kernel's
-$(filter src/index/hamming%.o,$(OBJS)) src/trigger/trigger_lock.o: src/index/hamming.h src/core/hamming_kernel.h
+# every object depends on every header (the shared ones, each folder's own,
+# the generated tables)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
