@@ -172,11 +172,9 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		const DedupConfig *cfg = &entry->config;
 		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													   RelationGetRelationName(rel));
-		const char *opclass = cfg->method == NDDUP_TRIGGER_SIMHASH ?
-			quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash64_gin_ops") :
-			psprintf("%s (threshold = %g)",
-					 quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
-					 cfg->threshold);
+		const char *opclass = psprintf("%s (threshold = %g)",
+									   quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
+									   cfg->threshold);
 		char	   *column;
 
 		if (cfg->fp_attno)
@@ -191,8 +189,10 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 				(errmsg("no index serves the near-duplicate lookup of trigger \"%s\" on table \"%s\"",
 						trigger->tgname, RelationGetRelationName(rel)),
 				 errdetail("Every row stored reads the whole table."),
-				 errhint("Create one with: CREATE INDEX ON %s USING gin (%s %s) WITH (fastupdate = off)%s%s;",
-						 table, column, opclass,
+				 errhint("Create one with: CREATE INDEX ON %s USING %s%s%s;",
+						 table, cfg->method == NDDUP_TRIGGER_SIMHASH ?
+						 psprintf("hamming (%s)", column) :
+						 psprintf("gin (%s %s) WITH (fastupdate = off)", column, opclass),
 						 cfg->dup_attno ? " WHERE " : "",
 						 cfg->dup_attno ? psprintf("%s IS NULL",
 												   quote_identifier(get_attname(cfg->relid, cfg->dup_attno, false))) : "")));

@@ -14,8 +14,10 @@
 
 #include "access/genam.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
@@ -289,10 +291,27 @@ dedup_predicate_ok(Relation irel, const DedupConfig *cfg)
 }
 
 /*
+ * How well an index's access method serves the lookup: the hamming access
+ * method first (exact and fast at every radius), then GIN, then the rest.
+ */
+static int
+dedup_index_rank(Relation irel)
+{
+	char	   *amname;
+
+	if (irel->rd_rel->relam == GIN_AM_OID)
+		return 1;
+	amname = get_am_name(irel->rd_rel->relam);
+	return (amname != NULL && strcmp(amname, "hamming") == 0) ? 0 : 2;
+}
+
+/*
  * Find an index that serves the lookup ("fp <@ ball", "sketch <@
  * similar_to"): a valid index whose column is the fingerprint column (or the
- * source expression) in an operator family that contains that <@.  Returns
- * its name, or NULL.
+ * source expression) in an operator family that contains that <@; of
+ * several, the best ranked (dedup_index_rank), then the first.  Returns its
+ * name, or NULL.  (The lookup's plan is the planner's choice; this names
+ * the index for nddup_check_trigger() and decides the "no index" warning.)
  */
 static char *
 dedup_find_index(Relation rel, const DedupConfig *cfg)
@@ -300,6 +319,7 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	char	   *found = NULL;
+	int			found_rank = INT_MAX;
 
 	foreach(lc, indexes)
 	{
@@ -307,10 +327,12 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 		Form_pg_index index = irel->rd_index;
 		List	   *exprs = RelationGetIndexExpressions(irel);
 		ListCell   *expr = list_head(exprs);
+		int			rank = dedup_index_rank(irel);
 
-		if (index->indisvalid && index->indisready && dedup_predicate_ok(irel, cfg))
+		if (index->indisvalid && index->indisready && rank < found_rank &&
+			dedup_predicate_ok(irel, cfg))
 		{
-			for (int i = 0; i < index->indnkeyatts && found == NULL; i++)
+			for (int i = 0; i < index->indnkeyatts; i++)
 			{
 				AttrNumber	key = index->indkey.values[i];
 				bool		match;
@@ -325,12 +347,14 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 						expr = lnext(exprs, expr);
 				}
 				if (match && op_in_opfamily(cfg->lookup_op, irel->rd_opfamily[i]))
+				{
 					found = pstrdup(RelationGetRelationName(irel));
+					found_rank = rank;
+					break;
+				}
 			}
 		}
 		index_close(irel, AccessShareLock);
-		if (found)
-			break;
 	}
 	list_free(indexes);
 	return found;

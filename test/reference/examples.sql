@@ -28,6 +28,7 @@ INSERT INTO docs (id, body, created_at) VALUES
 CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
 	fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
 CREATE INDEX ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off) WHERE duplicate_of IS NULL;
+CREATE INDEX posts_fp_ham ON posts USING hamming (fp) WHERE duplicate_of IS NULL;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
 
@@ -120,6 +121,10 @@ SELECT id FROM docs ORDER BY fp LIMIT 1
 SELECT count(DISTINCT fp) FROM docs
 -- @ simhash64_gin_ops USING gin
 CREATE INDEX ON docs USING gin (fp simhash64_gin_ops(blocks = 4)) WITH (fastupdate = off)
+-- @ simhash64_hamming_ops USING hamming
+CREATE INDEX docs_fp_ham ON docs USING hamming (fp) WITH (merge_fraction = 0.05)
+-- @ hamming_index_stats(regclass)
+SELECT * FROM hamming_index_stats('posts_fp_ham')
 -- @ simhash64_spgist_ops USING spgist
 CREATE INDEX ON docs USING spgist (fp)
 
@@ -282,5 +287,7 @@ SELECT * FROM nddup_check_trigger('posts')
 SET nddup.similarity_threshold = 0.5
 -- @ nddup.progress
 SET nddup.progress = on
+-- @ nddup.hamming_probe
+SET nddup.hamming_probe = tables
 -- @ nddup.batch_blocks
 SET nddup.batch_blocks = 8

@@ -293,6 +293,7 @@ CREATE TABLE bad_input.posts (id bigserial PRIMARY KEY, body text,
 CREATE TRIGGER dedup BEFORE INSERT ON bad_input.posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=3');
 CREATE TABLE bad_input.empty_table (id bigint, body text, fp simhash64, mh minhash_sketch, sset shingleset);
+CREATE INDEX bad_input_docs_ham ON bad_input.docs USING hamming (fp);
 CREATE TABLE bad_input.good (fname text, argname text, typ regtype, expr text);
 INSERT INTO bad_input.good VALUES
 	('', 'doc', 'text', '''The quick brown fox jumps over the lazy dog'''),
@@ -335,6 +336,7 @@ INSERT INTO bad_input.good VALUES
 	('minhash_clusters', 'verify', 'double precision', 'NULL'),
 	('clusters_from_pairs', 'query', 'text', '''SELECT 1::bigint, 2::bigint'''),
 	('nddup_check_trigger', 'rel', 'regclass', '''bad_input.posts'''),
+	('hamming_index_stats', 'index', 'regclass', '''bad_input.bad_input_docs_ham'''),
 	('', 'args', 'text[]', 'NULL'),
 	('', 'features', 'text[]', '''{quick,brown,fox}'''), ('', 'weights', 'real[]', '''{1,2,0.5}'''),
 	('', '', 'tsvector', '''quick:1 brown:2 fox:3,4'''),
@@ -513,7 +515,10 @@ FROM (VALUES
 	('hash (mh minhash_sketch_hash_ops(x = 1))'), ('hash (ss shingleset_hash_ops(x = 1))'),
 	('btree (mh)'), ('btree (ss)'), ('gist (fp)'), ('brin (fp)'), ('btree (b)'),
 	('gin (fp) WITH (fastupdate = maybe)'), ('gin (fp) WITH (gin_pending_list_limit = 1)'),
-	('spgist (fp) WITH (fillfactor = 5)')
+	('spgist (fp) WITH (fillfactor = 5)'),
+	('hamming (fp) WITH (merge_fraction = -0.1)'), ('hamming (fp) WITH (merge_fraction = 1.5)'),
+	('hamming (fp) WITH (merge_fraction = ''x'')'), ('hamming (fp) WITH (bogus = 1)'),
+	('hamming (fp simhash64_hamming_ops(x = 1))'), ('hamming (mh)'), ('hamming (fp, fp)')
 ) AS t(opts);
 -- keep only the default operator classes for the queries below
 DO $$

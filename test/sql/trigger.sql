@@ -80,7 +80,7 @@ SELECT * FROM pg_temp.plan($$EXECUTE lookup('0000000000000000', 12)$$);
 DEALLOCATE lookup;
 RESET plan_cache_mode;
 
--- 3. Lock keys: one table key (share) and radius + 1 block keys, with
+-- 3. Lock keys: one table key (share) and one key per block (radius 12: 6), with
 --    objsubid 20036/20037 so that users' advisory locks never collide.
 BEGIN;
 INSERT INTO posts (body) VALUES ('Lock keys of this row.');
