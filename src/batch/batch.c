@@ -38,6 +38,7 @@
 #include <math.h>
 
 #include "nddup.h"
+#include "distributed.h"
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
@@ -1980,6 +1981,8 @@ hamming_pairs_query(PG_FUNCTION_ARGS)
 {
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
+	if (nddup_dist_hamming_pairs(fcinfo, false))
+		return (Datum) 0;
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs", query,
 					  PG_GETARG_INT32(1), true);
 	return (Datum) 0;
@@ -1991,6 +1994,8 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
 
+	if (nddup_dist_hamming_pairs(fcinfo, true))
+		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
 	query = nddup_relation_query(PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2), NULL);
@@ -2005,9 +2010,11 @@ hamming_join_query(PG_FUNCTION_ARGS)
 {
 	char	   *qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	BatchState *st = begin_batch(fcinfo, BATCH_JOIN, "hamming_join",
-								 PG_GETARG_INT32(2));
+	BatchState *st;
 
+	if (nddup_dist_hamming_join(fcinfo))
+		return (Datum) 0;
+	st = begin_batch(fcinfo, BATCH_JOIN, "hamming_join", PG_GETARG_INT32(2));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(st, "query_a", qa, fp_cols, 2, 2, 0);
@@ -2023,6 +2030,8 @@ hamming_clusters_query(PG_FUNCTION_ARGS)
 {
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
+	if (nddup_dist_hamming_clusters(fcinfo, false))
+		return (Datum) 0;
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters", query,
 					  PG_GETARG_INT32(1), PG_GETARG_BOOL(2));
 	return (Datum) 0;
@@ -2038,6 +2047,8 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 	char	   *query;
 	bool		singletons = PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5);
 
+	if (nddup_dist_hamming_clusters(fcinfo, true))
+		return (Datum) 0;
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
 	{

@@ -50,6 +50,7 @@
 #include <math.h>
 
 #include "nddup.h"
+#include "distributed.h"
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
@@ -1252,6 +1253,8 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 				rows;
 	char	   *query;
 
+	if (nddup_dist_minhash_pairs(fcinfo))
+		return (Datum) 0;
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
 	{
@@ -1332,6 +1335,8 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
 
+	if (nddup_dist_minhash_clusters(fcinfo))
+		return (Datum) 0;
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
 	{

@@ -1,0 +1,50 @@
+-- nddup install script, part 9: scale-out (src/batch/keys.c,
+-- src/batch/distributed.c).  See docs/scale-out.md.
+--
+-- Equi-join keys of near-duplicates: any two fingerprints within the radius
+-- share a block key, any two sketches at or above the threshold share a band
+-- key, and the pair functions name the one key a pair is reported under, so
+-- that a self-join on equal keys (which Citus repartitions) finds every pair
+-- exactly once.  The nddup_* functions are the worker side of the batch
+-- functions on distributed tables; they are not meant to be called directly.
+
+CREATE FUNCTION @extschema@.hamming_block_keys(fp @extschema@.simhash64, radius integer,
+		blocks integer DEFAULT NULL) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.hamming_block_keys(@extschema@.simhash64, integer, integer)
+	IS 'block keys of a fingerprint: any two fingerprints within radius bits share one (blocks: radius + 1 by default)';
+
+CREATE FUNCTION @extschema@.hamming_pair_key(fp1 @extschema@.simhash64, fp2 @extschema@.simhash64,
+		radius integer, blocks integer DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pair_key(@extschema@.simhash64, @extschema@.simhash64, integer, integer)
+	IS 'the block key of the first block two fingerprints agree on, when they are within radius bits; else NULL';
+
+CREATE FUNCTION @extschema@.minhash_band_keys(sketch @extschema@.minhash_sketch, threshold float8,
+		bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.minhash_band_keys(@extschema@.minhash_sketch, float8, bigint, bigint)
+	IS 'LSH band keys of a sketch: any two sketches whose estimated resemblance reaches threshold share one';
+
+CREATE FUNCTION @extschema@.minhash_pair_band_key(a @extschema@.minhash_sketch, b @extschema@.minhash_sketch,
+		threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pair_band_key(@extschema@.minhash_sketch, @extschema@.minhash_sketch, float8, bigint, bigint)
+	IS 'the band key of the first band two sketches are equal on, when their estimated resemblance reaches threshold; else NULL';
+
+CREATE FUNCTION @extschema@.nddup_hamming_key_group(key bigint, fps @extschema@.simhash64[],
+		sides smallint[], radius integer, blocks integer, mode integer)
+	RETURNS TABLE (i integer, j integer, distance integer)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_hamming_key_group(bigint, @extschema@.simhash64[], smallint[], integer, integer, integer)
+	IS 'internal (distributed hamming_* functions): the pairs of one group of rows sharing a block key';
+
+CREATE FUNCTION @extschema@.nddup_minhash_params(@extschema@.minhash_sketch) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_minhash_params(@extschema@.minhash_sketch)
+	IS 'internal (distributed minhash_* functions): the parameters of a sketch as a number';
+
+CREATE FUNCTION @extschema@.nddup_row_key(shardid bigint, row_ctid tid) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_row_key(bigint, tid)
+	IS 'internal (distributed minhash_* functions): a number for a row of a shard';

@@ -1,0 +1,42 @@
+-- Scale-out (docs/scale-out.md): equi-join keys, and the worker side of the
+-- batch functions on Citus distributed tables (as sql/install/85_scale_out.sql).
+CREATE FUNCTION @extschema@.hamming_block_keys(fp @extschema@.simhash64, radius integer,
+		blocks integer DEFAULT NULL) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.hamming_block_keys(@extschema@.simhash64, integer, integer)
+	IS 'block keys of a fingerprint: any two fingerprints within radius bits share one (blocks: radius + 1 by default)';
+
+CREATE FUNCTION @extschema@.hamming_pair_key(fp1 @extschema@.simhash64, fp2 @extschema@.simhash64,
+		radius integer, blocks integer DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pair_key(@extschema@.simhash64, @extschema@.simhash64, integer, integer)
+	IS 'the block key of the first block two fingerprints agree on, when they are within radius bits; else NULL';
+
+CREATE FUNCTION @extschema@.minhash_band_keys(sketch @extschema@.minhash_sketch, threshold float8,
+		bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.minhash_band_keys(@extschema@.minhash_sketch, float8, bigint, bigint)
+	IS 'LSH band keys of a sketch: any two sketches whose estimated resemblance reaches threshold share one';
+
+CREATE FUNCTION @extschema@.minhash_pair_band_key(a @extschema@.minhash_sketch, b @extschema@.minhash_sketch,
+		threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pair_band_key(@extschema@.minhash_sketch, @extschema@.minhash_sketch, float8, bigint, bigint)
+	IS 'the band key of the first band two sketches are equal on, when their estimated resemblance reaches threshold; else NULL';
+
+CREATE FUNCTION @extschema@.nddup_hamming_key_group(key bigint, fps @extschema@.simhash64[],
+		sides smallint[], radius integer, blocks integer, mode integer)
+	RETURNS TABLE (i integer, j integer, distance integer)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_hamming_key_group(bigint, @extschema@.simhash64[], smallint[], integer, integer, integer)
+	IS 'internal (distributed hamming_* functions): the pairs of one group of rows sharing a block key';
+
+CREATE FUNCTION @extschema@.nddup_minhash_params(@extschema@.minhash_sketch) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_minhash_params(@extschema@.minhash_sketch)
+	IS 'internal (distributed minhash_* functions): the parameters of a sketch as a number';
+
+CREATE FUNCTION @extschema@.nddup_row_key(shardid bigint, row_ctid tid) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nddup_row_key(bigint, tid)
+	IS 'internal (distributed minhash_* functions): a number for a row of a shard';
