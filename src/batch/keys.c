@@ -210,7 +210,8 @@ typedef struct BandLayout
  * Bands and rows for sketches of k values of the given width: b = k - E_min
  * + 1 and r = floor(k / b) unless given (then b * r <= k; one of them alone
  * gives the other as floor(k / given)).  Raises 22023 when the threshold is
- * outside [0, 1], is met by every pair, or the layout does not fit.
+ * outside [0, 1], is met by every pair, or the layout does not fit.  bands
+ * and rows are 0 (choose) or between 1 and 1024 (band_arg).
  */
 static void
 band_layout(double threshold, int k, int bits, int64 bands, int64 rows,
@@ -219,12 +220,8 @@ band_layout(double threshold, int k, int bits, int64 bands, int64 rows,
 	if (isnan(threshold) || threshold < 0.0 || threshold > 1.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold %g is out of range", threshold),
-				 errdetail("A resemblance threshold is between 0 and 1.")));
-	if (bands < 0 || bands > 1024 || rows < 0 || rows > 1024)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bands and rows must be between 1 and 1024")));
+				 errmsg("similarity threshold %g is out of range", threshold),
+				 errdetail("The threshold must be between 0 and 1.")));
 	lay->emin = k;
 	for (int e = 0; e <= k; e++)
 		if (nddup_minhash_estimate(e, k, bits) >= threshold)
@@ -269,11 +266,24 @@ band_key(const uint32 *values, int j, int rows)
 	return (int64) nddup_hash_bytes((const char *) buf, sizeof(uint32) * (rows + 1));
 }
 
-/* The optional bands/rows argument: NULL = 0 = choose. */
+/*
+ * The optional bands or rows argument: NULL = 0 = choose; a value given must
+ * be between 1 and 1024 (the messages of the batch functions).
+ */
 static int64
-band_arg(FunctionCallInfo fcinfo, int argno)
+band_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
-	return PG_ARGISNULL(argno) ? 0 : PG_GETARG_INT64(argno);
+	int64		v;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	v = PG_GETARG_INT64(argno);
+	if (v < 1 || v > NDDUP_MINHASH_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of %s %lld is out of range", what, (long long) v),
+				 errdetail("It must be between 1 and %d.", NDDUP_MINHASH_MAX_K)));
+	return v;
 }
 
 /*
@@ -294,8 +304,8 @@ minhash_band_keys(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
 	values = nddup_minhash_datum_values(PG_GETARG_DATUM(0), &k, &bits, &empty_doc);
-	band_layout(PG_GETARG_FLOAT8(1), k, bits, band_arg(fcinfo, 2),
-				band_arg(fcinfo, 3), &lay);
+	band_layout(PG_GETARG_FLOAT8(1), k, bits, band_arg(fcinfo, 2, "bands"),
+				band_arg(fcinfo, 3, "rows per band"), &lay);
 	if (empty_doc)
 	{
 		uint64		key = (uint64) EMPTY_DOC_KEY;
@@ -333,7 +343,8 @@ minhash_pair_band_key(PG_FUNCTION_ARGS)
 	res = nddup_minhash_datum_resemblance(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));
 	va = nddup_minhash_datum_values(PG_GETARG_DATUM(0), &k, &bits, &empty_a);
 	vb = nddup_minhash_datum_values(PG_GETARG_DATUM(1), &k, &bits, &empty_b);
-	band_layout(threshold, k, bits, band_arg(fcinfo, 3), band_arg(fcinfo, 4), &lay);
+	band_layout(threshold, k, bits, band_arg(fcinfo, 3, "bands"),
+				band_arg(fcinfo, 4, "rows per band"), &lay);
 	if (res < threshold)
 		PG_RETURN_NULL();
 	if (empty_a || empty_b)

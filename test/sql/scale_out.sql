@@ -1,0 +1,193 @@
+--
+-- Scale-out on one node: the equi-join keys of near-duplicates and the
+-- worker side of the distributed batch functions, against the batch
+-- functions and a brute-force self-join.  (The distributed functions
+-- themselves are compared on a Citus cluster by test/citus/run.sh.)
+--
+
+-- 2,000 md5 fingerprints, 500 planted variants (1-8 bits flipped, some of
+-- variants), 40 exact copies: deterministic
+CREATE TABLE so (id bigint, fp simhash64, ord integer);
+INSERT INTO so
+SELECT g, ('x' || substr(md5('so' || g), 1, 16))::bit(64)::bigint::simhash64, (g * 37) % 500
+FROM generate_series(1, 2000) g;
+CREATE FUNCTION so_flips(seed text, n integer) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT bit_or(1::bigint << (get_byte(decode(md5(seed || '/' || i), 'hex'), 0) % 64))
+	FROM generate_series(1, n) i
+$$;
+INSERT INTO so
+SELECT 100000 + g, (b.fp::bigint # so_flips('v' || g, 1 + g % 8))::simhash64,
+	CASE WHEN g % 7 = 0 THEN NULL ELSE g % 300 END
+FROM generate_series(1, 400) g JOIN so b ON b.id = 1 + (g * 7) % 2000;
+INSERT INTO so
+SELECT 200000 + g, (b.fp::bigint # so_flips('w' || g, 1 + g % 5))::simhash64, g
+FROM generate_series(1, 100) g JOIN so b ON b.id = 100000 + 1 + (g * 3) % 400;
+INSERT INTO so SELECT 300000 + g, b.fp, -g FROM generate_series(1, 40) g JOIN so b ON b.id = g * 41;
+INSERT INTO so VALUES (200001, '0123456789abcdef', 1);	-- a repeated id
+SELECT count(*), count(DISTINCT fp), count(DISTINCT id) FROM so;
+
+-- the truth: every pair within 20 bits
+CREATE TABLE so_truth AS
+SELECT LEAST(a.id, b.id) AS id1, GREATEST(a.id, b.id) AS id2, a.fp <-> b.fp AS distance
+FROM so a JOIN so b ON a.ctid < b.ctid AND a.fp <-> b.fp <= 20;
+
+-- block keys: radius + 1 keys, the block number in bits 57-62
+SELECT hamming_block_keys('0123456789abcdef', 3);
+SELECT hamming_block_keys('0123456789abcdef', 3, 5);
+SELECT hamming_block_keys('0123456789abcdef', 0);		-- one block: the fingerprint
+SELECT hamming_block_keys('0123456789abcdef', 0, 2);
+SELECT hamming_pair_key('0123456789abcdef', '0123456789abcdee', 3),
+	hamming_pair_key('0123456789abcdef', '8123456789abcdef', 3),
+	hamming_pair_key('0123456789abcdef', 'f123456789abcdef', 3);	-- 4 bits: NULL
+SELECT hamming_block_keys(NULL, 3), hamming_block_keys('0123456789abcdef', NULL),
+	hamming_pair_key(NULL, '0123456789abcdef', 3);
+
+-- the self-join on equal keys that keeps a pair under its own key finds
+-- every pair exactly once (EXCEPT ALL: a pair found twice is extra)
+CREATE TABLE so_keys (key bigint, id bigint, fp simhash64, ord integer);
+CREATE FUNCTION so_selfjoin_diff(r integer, m integer DEFAULT NULL)
+RETURNS TABLE (radius integer, blocks integer, found bigint, missing bigint, extra bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE so_keys;
+	INSERT INTO so_keys SELECT k, s.id, s.fp, s.ord FROM so s, unnest(hamming_block_keys(s.fp, r, m)) k;
+	RETURN QUERY
+	WITH got AS (
+		SELECT LEAST(a.id, b.id) AS id1, GREATEST(a.id, b.id) AS id2, a.fp <-> b.fp AS distance
+		FROM so_keys a JOIN so_keys b ON a.key = b.key AND a.ctid < b.ctid
+		WHERE a.key = hamming_pair_key(a.fp, b.fp, r, m)),
+	t AS (SELECT * FROM so_truth WHERE so_truth.distance <= r)
+	SELECT r, m, (SELECT count(*) FROM got),
+		(SELECT count(*) FROM (TABLE t EXCEPT ALL TABLE got) x),
+		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE t) y);
+END
+$$;
+SELECT d.* FROM unnest(ARRAY[0, 1, 3, 6, 12]) r, so_selfjoin_diff(r) d;
+SELECT * FROM so_selfjoin_diff(3, 6);
+
+-- the worker side: a key group searched with the remaining tables
+-- (blocks > radius + 1), pairs, a join's pairs and the clusters' edges
+CREATE FUNCTION so_group_diff(r integer, m integer)
+RETURNS TABLE (radius integer, blocks integer, pairs_missing bigint, pairs_extra bigint,
+	join_missing bigint, join_extra bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE so_keys;
+	INSERT INTO so_keys SELECT k, s.id, s.fp, s.ord FROM so s, unnest(hamming_block_keys(s.fp, r, m)) k;
+	RETURN QUERY
+	WITH g AS (SELECT key, array_agg(id) ids, array_agg(fp) fps, array_agg(ord) ords,
+				array_agg((id % 2)::smallint) sides
+			   FROM so_keys GROUP BY key HAVING count(*) > 1),
+	got AS (SELECT LEAST(g.ids[p.i], g.ids[p.j]) AS id1, GREATEST(g.ids[p.i], g.ids[p.j]) AS id2, p.distance
+			FROM g, nddup_hamming_key_group(g.key, g.fps, NULL, r, m, 0) p),
+	t AS (SELECT * FROM so_truth WHERE so_truth.distance <= r),
+	jgot AS (SELECT g.ids[p.i] AS a, g.ids[p.j] AS b, p.distance
+			 FROM g, nddup_hamming_key_group(g.key, g.fps, g.sides, r, m, 0) p),
+	jt AS (SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS distance FROM so a JOIN so b
+		   ON a.id % 2 = 0 AND b.id % 2 = 1 AND a.fp <-> b.fp <= r)
+	SELECT r, m,
+		(SELECT count(*) FROM (TABLE t EXCEPT ALL TABLE got) x),
+		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE t) y),
+		(SELECT count(*) FROM (TABLE jt EXCEPT ALL TABLE jgot) x),
+		(SELECT count(*) FROM (TABLE jgot EXCEPT ALL TABLE jt) y);
+END
+$$;
+SELECT d.*
+FROM (VALUES (0, 1), (0, 3), (1, 2), (3, 4), (3, 7), (6, 9), (12, 13), (12, 16), (20, 22)) v(r, m),
+	so_group_diff(v.r, v.m) d;
+
+-- clusters from the edges (a spanning forest of each group's pairs) equal
+-- the clusters of all pairs
+CREATE TABLE so_edges (id1 bigint, id2 bigint);
+CREATE FUNCTION so_edges_clusters_diff(r integer, m integer) RETURNS TABLE (edges bigint, pairs bigint, differ bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE so_keys, so_edges;
+	INSERT INTO so_keys SELECT k, s.id, s.fp, s.ord FROM so s, unnest(hamming_block_keys(s.fp, r, m)) k;
+	INSERT INTO so_edges
+	SELECT g.ids[p.i], g.ids[p.j]
+	FROM (SELECT key, array_agg(id) ids, array_agg(fp) fps FROM so_keys GROUP BY key HAVING count(*) > 1) g,
+		nddup_hamming_key_group(g.key, g.fps, NULL, r, m, 1) p;
+	RETURN QUERY SELECT (SELECT count(*) FROM so_edges), (SELECT count(*) FROM so_truth WHERE distance <= r),
+		(SELECT count(*) FROM (
+			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false)
+			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false))
+			UNION ALL
+			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false)
+			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false))) d);
+END
+$$;
+SELECT v.*, d.edges <= d.pairs AS fewer_edges, d.differ
+FROM (VALUES (0, 1), (3, 4), (6, 9), (12, 16)) v(r, m), so_edges_clusters_diff(v.r, v.m) d;
+
+-- errors
+SELECT hamming_block_keys('0123456789abcdef', 64);
+SELECT hamming_block_keys('0123456789abcdef', -1);
+SELECT hamming_block_keys('0123456789abcdef', 3, 3);
+SELECT hamming_block_keys('0123456789abcdef', 3, 65);
+SELECT * FROM nddup_hamming_key_group(5::bigint << 57, '{0123456789abcdef}', NULL, 3, 4, 0);
+SELECT * FROM nddup_hamming_key_group(0, '{0123456789abcdef,NULL}', NULL, 3, 4, 0);
+SELECT * FROM nddup_hamming_key_group(0, '{0123456789abcdef}', '{0,1}', 3, 4, 0);
+
+-- band keys of min-hash sketches: 600 documents, 300 variants (one word
+-- in 8 to 37 replaced), 20 copies
+CREATE TABLE so_words (id bigint, pos integer, word text);
+INSERT INTO so_words
+SELECT g, j, substr(md5('d' || g || '/' || j), 1, 6)
+FROM generate_series(1, 600) g, generate_series(1, 20 + g % 41) j;
+INSERT INTO so_words
+SELECT 10000 + g, w.pos,
+	CASE WHEN w.pos % (8 + g % 30) = 3 THEN substr(md5('r' || g || '/' || w.pos), 1, 6)
+		 ELSE w.word END
+FROM generate_series(1, 300) g JOIN so_words w ON w.id = 1 + (g * 7) % 600;
+INSERT INTO so_words SELECT 20000 + g, w.pos, w.word FROM generate_series(1, 20) g JOIN so_words w ON w.id = g * 23;
+CREATE TABLE so_docs AS SELECT id, string_agg(word, ' ' ORDER BY pos) AS body FROM so_words GROUP BY id;
+INSERT INTO so_docs VALUES (30001, ''), (30002, '...');		-- no shingles
+ALTER TABLE so_docs ADD s minhash_sketch, ADD s84 minhash_sketch, ADD s8 minhash_sketch;
+UPDATE so_docs SET s = minhash(body), s84 = minhash(body, 84, 'kperm');
+UPDATE so_docs SET s8 = minhash_bbit(s, 8);
+
+SELECT array_length(minhash_band_keys(s, 0.8), 1) AS bands_08,
+	array_length(minhash_band_keys(s, 0.5), 1) AS bands_05,
+	array_length(minhash_band_keys(s, 0.7, 8, 16), 1) AS given,
+	array_length(minhash_band_keys(s8, 0.8), 1) AS bbit_08,
+	minhash_band_keys(minhash(''), 0.8) = minhash_band_keys(minhash('!'), 0.8) AS empty_shared
+FROM so_docs WHERE id = 1;
+
+CREATE TABLE so_bkeys (key bigint, id bigint, s minhash_sketch);
+CREATE FUNCTION so_band_diff(col text, t float8, b bigint DEFAULT NULL, r bigint DEFAULT NULL)
+RETURNS TABLE (sketch text, threshold float8, bands bigint, "rows" bigint, found bigint, missing bigint, extra bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE so_bkeys;
+	EXECUTE format('INSERT INTO so_bkeys SELECT k, d.id, d.%I FROM so_docs d, unnest(minhash_band_keys(d.%I, $1, $2, $3)) k',
+				   col, col) USING t, b, r;
+	RETURN QUERY EXECUTE format($q$
+	WITH got AS (
+		SELECT LEAST(x.id, y.id) AS id1, GREATEST(x.id, y.id) AS id2, jaccard(x.s, y.s) AS res
+		FROM so_bkeys x JOIN so_bkeys y ON x.key = y.key AND x.ctid < y.ctid
+		WHERE x.key = minhash_pair_band_key(x.s, y.s, $1, $2, $3)),
+	tr AS (SELECT * FROM minhash_pairs('SELECT id, %I FROM so_docs', $1, $2, $3))
+	SELECT %L, $1, $2, $3, (SELECT count(*) FROM got),
+		(SELECT count(*) FROM (TABLE tr EXCEPT ALL TABLE got) x),
+		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE tr) y)$q$, col, col) USING t, b, r;
+END
+$$;
+SELECT d.* FROM unnest(ARRAY['s', 's84', 's8']) c, unnest(ARRAY[0.5, 0.7, 0.9, 1.0]) t,
+	so_band_diff(c, t) d;
+SELECT * FROM so_band_diff('s', 0.7, 39, 3);	-- another exact layout
+SELECT * FROM so_band_diff('s', 0.7, 8, 16);	-- approximate: pairs equal on a band only
+SELECT * FROM so_band_diff('s', 0.9, 20);
+
+-- errors: every pair qualifies at 0, bad layouts, other parameters
+SELECT minhash_band_keys(minhash('a b c d'), 0);
+SELECT minhash_band_keys(minhash('a b c d'), 1.5);
+SELECT minhash_band_keys(minhash('a b c d'), 0.8, 100, 2);
+SELECT minhash_band_keys(minhash('a b c d'), 0.8, 0);
+SELECT minhash_band_keys(minhash('a b c d'), 0.8, NULL, 2000);
+SELECT minhash_pair_band_key(minhash('a b c d'), minhash('a b c d', 64), 0.8);
+SELECT nddup_minhash_params(minhash('a b c d')) = nddup_minhash_params(minhash('x y z w')) AS same,
+	nddup_minhash_params(minhash('a b c d')) = nddup_minhash_params(minhash('a b c d', 64)) AS other_k;
+SELECT nddup_row_key(102008, '(5,3)'), nddup_row_key(1, '(0,1)');
+SELECT nddup_row_key(1 << 28, '(0,1)');
