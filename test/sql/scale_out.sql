@@ -191,3 +191,21 @@ SELECT nddup_minhash_params(minhash('a b c d')) = nddup_minhash_params(minhash('
 	nddup_minhash_params(minhash('a b c d')) = nddup_minhash_params(minhash('a b c d', 64)) AS other_k;
 SELECT nddup_row_key(102008, '(5,3)'), nddup_row_key(1, '(0,1)');
 SELECT nddup_row_key(1 << 28, '(0,1)');
+
+-- simhash_agg's state type: Citus moves partial states in their text form,
+-- which must give the same state back bit for bit
+SELECT simhash_agg(f, w) FROM (VALUES ('a', 1.5), ('b', -0.25), ('c', 1e-300)) v(f, w);
+SELECT 'n=2 3ff8000000000000 bfd0000000000000 0000000000000001 8000000000000000 7ff0000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000'::simhash_agg_state AS st \gset
+SELECT :'st'::simhash_agg_state::text = :'st' AS text_round_trip,
+	simhash_agg_finalfn(:'st'::simhash_agg_state) AS fingerprint,
+	length(simhash_agg_state_send(:'st'::simhash_agg_state)) AS binary_bytes;
+SELECT 'n=1 00'::simhash_agg_state;
+SELECT 'n=-1'::simhash_agg_state;
+SELECT replace(:'st', '7ff0000000000000', '7ff8000000000000')::simhash_agg_state;	-- NaN
+-- called from SQL, the transition and combine functions return a new state
+-- and leave the stored one as it is
+CREATE TABLE so_state AS SELECT :'st'::simhash_agg_state AS st;
+SELECT simhash_agg_transfn(st, 'x', 1)::text <> :'st' AS new_state,
+	simhash_agg_combinefn(st, st)::text <> :'st' AS combined, st::text = :'st' AS stored_unchanged
+FROM so_state;
+SELECT st::text = :'st' AS still_unchanged FROM so_state;

@@ -40,3 +40,51 @@ CREATE FUNCTION @extschema@.nddup_row_key(shardid bigint, row_ctid tid) RETURNS 
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.nddup_row_key(bigint, tid)
 	IS 'internal (distributed minhash_* functions): a number for a row of a shard';
+
+-- simhash_agg: the state becomes a type of its own (Citus aggregates it on
+-- the workers); the aggregate and its internal-state functions are replaced.
+DROP AGGREGATE @extschema@.simhash_agg(text, double precision);
+DROP FUNCTION @extschema@.simhash_agg_transfn(internal, text, double precision);
+DROP FUNCTION @extschema@.simhash_agg_combinefn(internal, internal);
+DROP FUNCTION @extschema@.simhash_agg_serialfn(internal);
+DROP FUNCTION @extschema@.simhash_agg_deserialfn(bytea, internal);
+DROP FUNCTION @extschema@.simhash_agg_finalfn(internal);
+CREATE TYPE @extschema@.simhash_agg_state;
+CREATE FUNCTION @extschema@.simhash_agg_state_in(cstring) RETURNS @extschema@.simhash_agg_state
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_state_out(@extschema@.simhash_agg_state) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_state_recv(internal) RETURNS @extschema@.simhash_agg_state
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_state_send(@extschema@.simhash_agg_state) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE @extschema@.simhash_agg_state (
+	INPUT = @extschema@.simhash_agg_state_in,
+	OUTPUT = @extschema@.simhash_agg_state_out,
+	RECEIVE = @extschema@.simhash_agg_state_recv,
+	SEND = @extschema@.simhash_agg_state_send,
+	INTERNALLENGTH = 520,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+COMMENT ON TYPE @extschema@.simhash_agg_state
+	IS 'partial state of simhash_agg: the feature count and the 64 signed weight sums';
+
+CREATE FUNCTION @extschema@.simhash_agg_transfn(@extschema@.simhash_agg_state, text, double precision)
+	RETURNS @extschema@.simhash_agg_state
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_combinefn(@extschema@.simhash_agg_state, @extschema@.simhash_agg_state)
+	RETURNS @extschema@.simhash_agg_state
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_finalfn(@extschema@.simhash_agg_state) RETURNS @extschema@.simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight double precision) (
+	SFUNC = @extschema@.simhash_agg_transfn,
+	STYPE = @extschema@.simhash_agg_state,
+	FINALFUNC = @extschema@.simhash_agg_finalfn,
+	COMBINEFUNC = @extschema@.simhash_agg_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.simhash_agg(text, double precision)
+	IS 'Charikar simhash of the (feature, weight) rows';
