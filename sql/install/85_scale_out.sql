@@ -92,3 +92,23 @@ CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight double precision) 
 );
 COMMENT ON AGGREGATE @extschema@.simhash_agg(text, double precision)
 	IS 'Charikar simhash of the (feature, weight) rows';
+
+-- Costs of the resemblance operators and functions, in integer comparisons
+-- (COST 1): comparing two min-hash sketches of k = 128 costs about 30 of
+-- them, two shingle sets of 40-word documents about 45 (measured in a
+-- sequential scan, docs/scale-out.md#planner-costs).  With the default
+-- COST 1 the planner took a scan that calls them on every row for cheaper
+-- than the GIN index on tables (and shards) of a few thousand rows.
+ALTER FUNCTION @extschema@.minhash_query_match(@extschema@.minhash_sketch, @extschema@.minhash_query) COST 25;
+ALTER FUNCTION @extschema@.minhash_similar_op(@extschema@.minhash_sketch, @extschema@.minhash_sketch) COST 25;
+ALTER FUNCTION @extschema@.similar(@extschema@.minhash_sketch, @extschema@.minhash_sketch, double precision) COST 25;
+ALTER FUNCTION @extschema@.jaccard(@extschema@.minhash_sketch, @extschema@.minhash_sketch) COST 25;
+ALTER FUNCTION @extschema@.minhash_distance(@extschema@.minhash_sketch, @extschema@.minhash_sketch) COST 25;
+ALTER FUNCTION @extschema@.shingleset_query_match(@extschema@.shingleset, @extschema@.shingleset_query) COST 50;
+ALTER FUNCTION @extschema@.shingleset_overlaps(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+ALTER FUNCTION @extschema@.shingleset_similar_op(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+ALTER FUNCTION @extschema@.similar(@extschema@.shingleset, @extschema@.shingleset, double precision) COST 50;
+ALTER FUNCTION @extschema@.jaccard(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+ALTER FUNCTION @extschema@.containment(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+ALTER FUNCTION @extschema@.overlap(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+ALTER FUNCTION @extschema@.shingleset_distance(@extschema@.shingleset, @extschema@.shingleset) COST 50;
