@@ -112,3 +112,15 @@ ALTER FUNCTION @extschema@.jaccard(@extschema@.shingleset, @extschema@.shinglese
 ALTER FUNCTION @extschema@.containment(@extschema@.shingleset, @extschema@.shingleset) COST 50;
 ALTER FUNCTION @extschema@.overlap(@extschema@.shingleset, @extschema@.shingleset) COST 50;
 ALTER FUNCTION @extschema@.shingleset_distance(@extschema@.shingleset, @extschema@.shingleset) COST 50;
+
+-- the insert-time check through the Citus coordinator (src/trigger/trigger_citus.c)
+CREATE FUNCTION @extschema@.nddup_original(rel regclass, args text[], value "any", id_type anyelement)
+	RETURNS anyelement
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.nddup_original(regclass, text[], "any", anyelement)
+	IS 'id of the earliest original near a row to insert, judged as nddup_dedup_trigger(args) would, under its locks; for INSERT ... VALUES through the Citus coordinator';
+CREATE FUNCTION @extschema@.nddup_original(rel regclass, args text[], value "any", id_type anyelement, scope "any")
+	RETURNS anyelement
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.nddup_original(regclass, text[], "any", anyelement, "any")
+	IS 'id of the earliest original near a row to insert with the given scope value, judged as nddup_dedup_trigger(args) would';

@@ -521,16 +521,32 @@ group_owns(const KeyGroup *g, const int *sel, uint64 x)
 	return found == g->L.c;
 }
 
+/* qsort comparator of words. */
+static int
+word_cmp(const void *pa, const void *pb)
+{
+	uint64		a = *(const uint64 *) pa;
+	uint64		b = *(const uint64 *) pb;
+
+	return (a > b) - (a < b);
+}
+
 /*
  * Sort the words (sub-key in the top 32 bits, distinct number below) by
- * their top 32 bits: LSD radix sort in 16-bit digits, skipping the digits
- * that are all zero.  Returns the sorted array (words or tmp).
+ * their top keybits bits: a small group with qsort, a large one by LSD
+ * radix sort in 16-bit digits (count: 65,536 counters of the caller's).
+ * Returns the sorted array (words or tmp).
  */
 static uint64 *
-group_sort(uint64 *words, uint64 *tmp, uint32 n, int keybits)
+group_sort(uint64 *words, uint64 *tmp, uint32 n, int keybits, uint32 *count)
 {
-	uint32	   *count = palloc(sizeof(uint32) * 65536);
-
+	if (keybits == 0)
+		return words;
+	if (n < 4096)
+	{
+		qsort(words, n, sizeof(uint64), word_cmp);
+		return words;
+	}
 	for (int shift = 32; shift < 32 + keybits; shift += 16)
 	{
 		uint32		sum = 0;
@@ -553,7 +569,6 @@ group_sort(uint64 *words, uint64 *tmp, uint32 n, int keybits)
 		tmp = t;
 		CHECK_FOR_INTERRUPTS();
 	}
-	pfree(count);
 	return words;
 }
 
@@ -563,7 +578,8 @@ group_sort(uint64 *words, uint64 *tmp, uint32 n, int keybits)
  * equal bits still meet) and compare inside runs.
  */
 static void
-group_table(KeyGroup *g, const int *sel, uint64 *words, uint64 *tmp)
+group_table(KeyGroup *g, const int *sel, uint64 *words, uint64 *tmp,
+			uint32 *count)
 {
 	int			bits = 0;
 	uint32		n = g->ndistinct;
@@ -582,7 +598,7 @@ group_table(KeyGroup *g, const int *sel, uint64 *words, uint64 *tmp)
 			sub = nddup_fmix64(sub) >> 32;
 		words[u] = (sub << 32) | u;
 	}
-	sorted = group_sort(words, tmp, n, Min(bits, 32));
+	sorted = group_sort(words, tmp, n, Min(bits, 32), count);
 	for (uint32 s = 0; s < n;)
 	{
 		uint32		e = s + 1;
@@ -629,6 +645,7 @@ nddup_hamming_key_group(PG_FUNCTION_ARGS)
 	int			sel[64];
 	uint64	   *words;
 	uint64	   *tmp;
+	uint32	   *count = NULL;
 	uint64	   *fps;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -696,6 +713,8 @@ nddup_hamming_key_group(PG_FUNCTION_ARGS)
 	}
 	words = palloc(sizeof(uint64) * g.ndistinct);
 	tmp = palloc(sizeof(uint64) * g.ndistinct);
+	if (g.ndistinct >= 4096)
+		count = palloc(sizeof(uint32) * 65536);
 	/* every choice of c - 1 blocks after a, ascending */
 	for (int i = 0; i < g.L.c - 1; i++)
 		sel[i] = g.a + 1 + i;
@@ -703,7 +722,7 @@ nddup_hamming_key_group(PG_FUNCTION_ARGS)
 	{
 		int			i;
 
-		group_table(&g, sel, words, tmp);
+		group_table(&g, sel, words, tmp, count);
 		for (i = g.L.c - 2; i >= 0; i--)
 			if (sel[i] < g.L.m - (g.L.c - 1) + i)
 				break;

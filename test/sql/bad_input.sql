@@ -349,7 +349,12 @@ INSERT INTO bad_input.good VALUES
 	('', 'sides', 'smallint[]', 'NULL'), ('nddup_hamming_key_group', 'mode', 'integer', '0'),
 	('', '', 'tid', '''(0,1)'''),
 	('', '', 'simhash_agg_state', '(''n=1'' || repeat('' 3ff0000000000000'', 64))::simhash_agg_state'),
-	('simhash_agg_state_in', '', 'cstring', '(''n=1'' || repeat('' 3ff0000000000000'', 64))::cstring');
+	('simhash_agg_state_in', '', 'cstring', '(''n=1'' || repeat('' 3ff0000000000000'', 64))::cstring'),
+	('nddup_original', 'rel', 'regclass', '''bad_input.posts'''),
+	('nddup_original', 'args', 'text[]', '''{fingerprint=fp,source=body,radius=3}'''),
+	('nddup_original', 'value', '"any"', '''the quick brown fox jumps over the lazy dog''::text'),
+	('nddup_original', 'id_type', 'anyelement', 'NULL::bigint'),
+	('nddup_original', 'scope', '"any"', '1');
 CREATE TABLE bad_input.bad (argname text, typ regtype, expr text);
 INSERT INTO bad_input.bad VALUES
 	('', 'integer', '0'), ('', 'integer', '-1'), ('', 'integer', '2147483647'), ('', 'integer', '-2147483648'),

@@ -5,32 +5,32 @@
 -- themselves are compared on a Citus cluster by test/citus/run.sh.)
 --
 
--- 2,000 md5 fingerprints, 500 planted variants (1-8 bits flipped, some of
+-- 1,500 md5 fingerprints, 500 planted variants (1-8 bits flipped, some of
 -- variants), 40 exact copies: deterministic
-CREATE TABLE so (id bigint, fp simhash64, ord integer);
-INSERT INTO so
+CREATE TABLE so (rn serial, id bigint, fp simhash64, ord integer);
+INSERT INTO so (id, fp, ord)
 SELECT g, ('x' || substr(md5('so' || g), 1, 16))::bit(64)::bigint::simhash64, (g * 37) % 500
-FROM generate_series(1, 2000) g;
+FROM generate_series(1, 1500) g;
 CREATE FUNCTION so_flips(seed text, n integer) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$
 	SELECT bit_or(1::bigint << (get_byte(decode(md5(seed || '/' || i), 'hex'), 0) % 64))
 	FROM generate_series(1, n) i
 $$;
-INSERT INTO so
+INSERT INTO so (id, fp, ord)
 SELECT 100000 + g, (b.fp::bigint # so_flips('v' || g, 1 + g % 8))::simhash64,
 	CASE WHEN g % 7 = 0 THEN NULL ELSE g % 300 END
-FROM generate_series(1, 400) g JOIN so b ON b.id = 1 + (g * 7) % 2000;
-INSERT INTO so
+FROM generate_series(1, 400) g JOIN so b ON b.id = 1 + (g * 7) % 1500;
+INSERT INTO so (id, fp, ord)
 SELECT 200000 + g, (b.fp::bigint # so_flips('w' || g, 1 + g % 5))::simhash64, g
 FROM generate_series(1, 100) g JOIN so b ON b.id = 100000 + 1 + (g * 3) % 400;
-INSERT INTO so SELECT 300000 + g, b.fp, -g FROM generate_series(1, 40) g JOIN so b ON b.id = g * 41;
-INSERT INTO so VALUES (200001, '0123456789abcdef', 1);	-- a repeated id
+INSERT INTO so (id, fp, ord) SELECT 300000 + g, b.fp, -g FROM generate_series(1, 40) g JOIN so b ON b.id = g * 37;
+INSERT INTO so (id, fp, ord) VALUES (200001, '0123456789abcdef', 1);	-- a repeated id
 SELECT count(*), count(DISTINCT fp), count(DISTINCT id) FROM so;
 
 -- the truth: every pair within 20 bits
 CREATE TABLE so_truth AS
 SELECT LEAST(a.id, b.id) AS id1, GREATEST(a.id, b.id) AS id2, a.fp <-> b.fp AS distance
-FROM so a JOIN so b ON a.ctid < b.ctid AND a.fp <-> b.fp <= 20;
+FROM so a JOIN so b ON a.rn < b.rn AND a.fp <-> b.fp <= 20;
 
 -- block keys: radius + 1 keys, the block number in bits 57-62
 SELECT hamming_block_keys('0123456789abcdef', 3);
@@ -84,8 +84,9 @@ BEGIN
 	t AS (SELECT * FROM so_truth WHERE so_truth.distance <= r),
 	jgot AS (SELECT g.ids[p.i] AS a, g.ids[p.j] AS b, p.distance
 			 FROM g, nddup_hamming_key_group(g.key, g.fps, g.sides, r, m, 0) p),
-	jt AS (SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS distance FROM so a JOIN so b
-		   ON a.id % 2 = 0 AND b.id % 2 = 1 AND a.fp <-> b.fp <= r)
+	jt AS (SELECT CASE WHEN id1 % 2 = 0 THEN id1 ELSE id2 END AS a,
+				  CASE WHEN id1 % 2 = 0 THEN id2 ELSE id1 END AS b, t.distance
+		   FROM t WHERE id1 % 2 <> id2 % 2)
 	SELECT r, m,
 		(SELECT count(*) FROM (TABLE t EXCEPT ALL TABLE got) x),
 		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE t) y),
@@ -174,8 +175,9 @@ BEGIN
 		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE tr) y)$q$, col, col) USING t, b, r;
 END
 $$;
-SELECT d.* FROM unnest(ARRAY['s', 's84', 's8']) c, unnest(ARRAY[0.5, 0.7, 0.9, 1.0]) t,
-	so_band_diff(c, t) d;
+SELECT d.* FROM unnest(ARRAY[0.5, 0.7, 0.9, 1.0]) t, so_band_diff('s', t) d;
+SELECT * FROM so_band_diff('s84', 0.7);
+SELECT * FROM so_band_diff('s8', 0.7);
 SELECT * FROM so_band_diff('s', 0.7, 39, 3);	-- another exact layout
 SELECT * FROM so_band_diff('s', 0.7, 8, 16);	-- approximate: pairs equal on a band only
 SELECT * FROM so_band_diff('s', 0.9, 20);
@@ -209,3 +211,60 @@ SELECT simhash_agg_transfn(st, 'x', 1)::text <> :'st' AS new_state,
 	simhash_agg_combinefn(st, st)::text <> :'st' AS combined, st::text = :'st' AS stored_unchanged
 FROM so_state;
 SELECT st::text = :'st' AS still_unchanged FROM so_state;
+
+-- nddup_original(), the insert-time check through the Citus coordinator,
+-- judges on one node as the trigger does
+CREATE TABLE so_trig (id bigint PRIMARY KEY, site integer, fp simhash64, duplicate_of bigint);
+CREATE INDEX ON so_trig USING gin (fp simhash64_gin_ops);
+CREATE TRIGGER dedup BEFORE INSERT ON so_trig FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=6', 'scope=site');
+CREATE TABLE so_orig (LIKE so_trig INCLUDING INDEXES);
+INSERT INTO so_trig (id, site, fp)
+SELECT DISTINCT ON (id) id, id % 3, fp FROM so WHERE rn <= 400 OR rn > 1500 ORDER BY id;
+DO $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT DISTINCT ON (id) id, id % 3 AS site, fp FROM so WHERE rn <= 400 OR rn > 1500 ORDER BY id LOOP
+		INSERT INTO so_orig VALUES (r.id, r.site, r.fp,
+			nddup_original('so_orig', '{fingerprint=fp,radius=6,scope=site}', r.fp, NULL::bigint, r.site));
+	END LOOP;
+END
+$$;
+SELECT count(*) AS rows, count(t.duplicate_of) AS duplicates,
+	count(*) FILTER (WHERE t.duplicate_of IS DISTINCT FROM o.duplicate_of) AS differ
+FROM so_trig t JOIN so_orig o USING (id);
+
+-- from the source text, with min-hash sketches; action=error
+CREATE TABLE so_mtrig (id bigint PRIMARY KEY, body text, duplicate_of bigint);
+CREATE TRIGGER dedup BEFORE INSERT ON so_mtrig FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=minhash', 'threshold=0.7');
+CREATE TABLE so_morig (LIKE so_mtrig);
+CREATE VIEW so_docs_part AS SELECT id, body FROM so_docs WHERE id <= 300 OR id BETWEEN 10001 AND 10150 OR id > 20000;
+INSERT INTO so_mtrig (id, body) SELECT id, body FROM so_docs_part ORDER BY id;
+DO $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT id, body FROM so_docs_part ORDER BY id LOOP
+		INSERT INTO so_morig VALUES (r.id, r.body,
+			nddup_original('so_morig', '{source=body,method=minhash,threshold=0.7}', r.body, NULL::bigint));
+	END LOOP;
+END
+$$;
+SELECT count(*) AS rows, count(t.duplicate_of) AS duplicates,
+	count(*) FILTER (WHERE t.duplicate_of IS DISTINCT FROM o.duplicate_of) AS differ
+FROM so_mtrig t JOIN so_morig o USING (id);
+SELECT nddup_original('so_morig', '{source=body,method=minhash,threshold=0.7,action=error}',
+	(SELECT body FROM so_docs WHERE id = 20001), NULL::bigint);
+SELECT nddup_original('so_morig', '{source=body,method=minhash,threshold=0.7}', 'no such text anywhere', NULL::bigint);
+
+-- errors: the id type, the scope value, the isolation level, bad arguments
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=6,scope=site}', '0123456789abcdef'::simhash64, NULL::integer, 1);
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=6,scope=site}', '0123456789abcdef'::simhash64, NULL::bigint);
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=6,scope=site}', '0123456789abcdef'::simhash64, NULL::bigint, NULL);
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=6}', 42, NULL::bigint);
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=99}', '0123456789abcdef'::simhash64, NULL::bigint);
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT nddup_original('so_orig', '{fingerprint=fp,radius=6}', '0123456789abcdef'::simhash64, NULL::bigint);
+ROLLBACK;
