@@ -626,16 +626,17 @@ nddup_work_count(NddupDistCall *call)
 void
 nddup_work_complete(NddupDistCall *call)
 {
-	nddup_work_log(call, "received %llu rows (%llu bytes) from the workers",
-			 (unsigned long long) call->nreceived, (unsigned long long) call->bytes);
+	uint64		npairs = call->nreceived;
+
 	dist_drop_work(call);
 	if (call->mode == NDDUP_DIST_CLUSTERS)
 	{
 		dist_cluster_rows(call, "q.val IS NOT NULL");
 		dist_finish_clusters(call);
-		nddup_work_log(call, "clusters of %llu ids from %llu edges",
-				 (unsigned long long) call->nrows, (unsigned long long) call->nedges);
 	}
+	nddup_work_log(call, "%llu pairs or edges; the coordinator received %llu rows (%llu bytes) from the workers",
+				   (unsigned long long) npairs, (unsigned long long) call->nreceived,
+				   (unsigned long long) call->bytes);
 	nddup_work_end(call);
 }
 

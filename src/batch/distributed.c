@@ -119,6 +119,72 @@ dist_hamming_keys(NddupDistCall *call, const char *keys, int side, int k, int m)
 }
 
 /*
+ * The pairs of the key table when every block is a key (m = radius + 1): a
+ * pair is found in the group of its first agreeing block, which
+ * hamming_pair_key() names, so a self-join of each shard on equal keys
+ * that keeps a pair under that key reports it once (rows of a key are in
+ * one shard, where ctid orders them).  Clusters receive every pair.
+ */
+static void
+distributed_hamming_selfjoin(NddupDistCall *call, const char *keys, int radius)
+{
+	const char *from = psprintf("FROM %s AS a JOIN %s AS b ON a.key = b.key AND %s "
+								"WHERE %s.hamming_pair_key(a.fp, b.fp, %d, %d) = a.key",
+								keys, keys,
+								call->mode == NDDUP_DIST_JOIN ? "a.side = 0 AND b.side = 1" :
+								"a.ctid < b.ctid",
+								call->nsp, radius, radius + 1);
+
+	if (call->mode == NDDUP_DIST_PAIRS)
+		nddup_work_fetch(call, psprintf("SELECT LEAST(a.id, b.id), GREATEST(a.id, b.id), "
+										"a.fp OPERATOR(%s.<->) b.fp %s", call->nsp, from),
+						 RECV_PAIRS, 0, NULL, NULL);
+	else if (call->mode == NDDUP_DIST_JOIN)
+		nddup_work_fetch(call, psprintf("SELECT a.id, b.id, a.fp OPERATOR(%s.<->) b.fp %s",
+										call->nsp, from),
+						 RECV_PAIRS, 0, NULL, NULL);
+	else
+		nddup_work_fetch(call, psprintf("SELECT a.id, b.id%s %s",
+										call->has_ord ? ", a.ord, b.ord" : "", from),
+						 RECV_EDGES, 0, NULL, NULL);
+}
+
+/*
+ * The pairs of the key table when groups are searched with the remaining
+ * tables (m > radius + 1): each group's rows as arrays to
+ * nddup_hamming_key_group() on its worker (clusters: a spanning forest of
+ * the group's pairs).
+ */
+static void
+distributed_hamming_groups(NddupDistCall *call, const char *keys, int radius, int m)
+{
+	const char *groups = psprintf("(SELECT key, pg_catalog.array_agg(id) AS ids, pg_catalog.array_agg(fp) AS fps%s%s "
+								  "FROM %s GROUP BY key HAVING %s) AS g",
+								  call->mode == NDDUP_DIST_JOIN ? ", pg_catalog.array_agg(side) AS sides" : "",
+								  call->has_ord ? ", pg_catalog.array_agg(ord) AS ords" : "",
+								  keys,
+								  call->mode == NDDUP_DIST_JOIN ? "pg_catalog.min(side) <> pg_catalog.max(side)" :
+								  "pg_catalog.count(*) > 1");
+
+	if (call->mode == NDDUP_DIST_PAIRS)
+		nddup_work_fetch(call, psprintf("SELECT LEAST(g.ids[p.i], g.ids[p.j]), GREATEST(g.ids[p.i], g.ids[p.j]), p.distance "
+										"FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, NULL, %d, %d, 0) AS p",
+										groups, call->nsp, radius, m),
+						 RECV_PAIRS, 0, NULL, NULL);
+	else if (call->mode == NDDUP_DIST_JOIN)
+		nddup_work_fetch(call, psprintf("SELECT g.ids[p.i], g.ids[p.j], p.distance "
+										"FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, g.sides, %d, %d, 0) AS p",
+										groups, call->nsp, radius, m),
+						 RECV_PAIRS, 0, NULL, NULL);
+	else
+		nddup_work_fetch(call, psprintf("SELECT g.ids[p.i], g.ids[p.j]%s "
+										"FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, NULL, %d, %d, 1) AS p",
+										call->has_ord ? ", g.ords[p.i], g.ords[p.j]" : "",
+										groups, call->nsp, radius, m),
+						 RECV_EDGES, 0, NULL, NULL);
+}
+
+/*
  * hamming_pairs, hamming_join and hamming_clusters over a distributed
  * input (in_b: the second input of a join): if the input reads a
  * distributed table, compute the answer as described in the file header,
@@ -139,7 +205,6 @@ distributed_hamming(FunctionCallInfo fcinfo, NddupDistMode mode,
 	int			m;
 	char	   *keys;
 	uint64		nkeys;
-	char	   *groups;
 	char	   *ords = "";
 
 	if (radius < 0 || radius > 63 || !nddup_work_begin(&call, fcinfo, mode, fname, singletons))
@@ -188,29 +253,10 @@ distributed_hamming(FunctionCallInfo fcinfo, NddupDistMode mode,
 	nddup_work_log(&call, "key table %s: %llu rows", keys, (unsigned long long) nkeys);
 
 	/* 2. the groups, searched on the workers; 3. the pairs come here */
-	groups = psprintf("(SELECT key, pg_catalog.array_agg(id) AS ids, pg_catalog.array_agg(fp) AS fps%s%s "
-					  "FROM %s GROUP BY key HAVING %s) AS g",
-					  mode == NDDUP_DIST_JOIN ? ", pg_catalog.array_agg(side) AS sides" : "",
-					  call.has_ord ? ", pg_catalog.array_agg(ord) AS ords" : "",
-					  keys,
-					  mode == NDDUP_DIST_JOIN ? "pg_catalog.min(side) <> pg_catalog.max(side)" :
-					  "pg_catalog.count(*) > 1");
-	if (mode == NDDUP_DIST_PAIRS)
-		nddup_work_fetch(&call, psprintf("SELECT LEAST(g.ids[p.i], g.ids[p.j]), GREATEST(g.ids[p.i], g.ids[p.j]), p.distance "
-								   "FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, NULL, %d, %d, 0) AS p",
-								   groups, call.nsp, radius, m),
-				   RECV_PAIRS, 0, NULL, NULL);
-	else if (mode == NDDUP_DIST_JOIN)
-		nddup_work_fetch(&call, psprintf("SELECT g.ids[p.i], g.ids[p.j], p.distance "
-								   "FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, g.sides, %d, %d, 0) AS p",
-								   groups, call.nsp, radius, m),
-				   RECV_PAIRS, 0, NULL, NULL);
+	if (m == radius + 1)
+		distributed_hamming_selfjoin(&call, keys, radius);
 	else
-		nddup_work_fetch(&call, psprintf("SELECT g.ids[p.i], g.ids[p.j]%s "
-								   "FROM %s, LATERAL %s.nddup_hamming_key_group(g.key, g.fps, NULL, %d, %d, 1) AS p",
-								   call.has_ord ? ", g.ords[p.i], g.ords[p.j]" : "",
-								   groups, call.nsp, radius, m),
-				   RECV_EDGES, 0, NULL, NULL);
+		distributed_hamming_groups(&call, keys, radius, m);
 	nddup_work_complete(&call);
 	return true;
 }

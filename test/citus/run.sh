@@ -20,99 +20,13 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 set +e
 
-PKGLIBDIR=$("$PG_BIN/pg_config" --pkglibdir)
-case "${NDDUP_CITUS_DESTDIR:-}" in
-	"") echo "== citus: skipped (NDDUP_CITUS_DESTDIR is not set)"; exit 0 ;;
-	system) CITUS_SO=$PKGLIBDIR/citus.so ;;
-	*) CITUS_SO=$NDDUP_CITUS_DESTDIR$PKGLIBDIR/citus.so ;;
-esac
-if [ ! -f "$CITUS_SO" ]; then
-	echo "== citus: skipped (no $CITUS_SO)"
-	exit 0
-fi
+source "$NDDUP_ROOT/test/citus/cluster.sh"
+citus_find || exit 0
 
 CITUS_ROOT=$NDDUP_ROOT/test/citus
 make_workdir
 trap 'stop_cluster; [ "${KEEP:-0}" = 1 ] || rm -rf "$WORKDIR"' EXIT
-
-# nddup goes into a private DESTDIR: a copy of Citus's, because
-# extension_destdir names one directory for both
-DEST=$WORKDIR/dest
-if [ "$NDDUP_CITUS_DESTDIR" = system ]; then
-	mkdir -p "$DEST"
-else
-	cp -a "$NDDUP_CITUS_DESTDIR/." "$DEST/"
-fi
-chmod -R a+rX "$DEST"
-if [ "${BUILD:-1}" = 1 ]; then
-	NDDUP_DESTDIR=$DEST build_and_install >/dev/null || { echo "== citus: build failed"; exit 1; }
-else
-	make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" DESTDIR="$DEST" install >/dev/null
-fi
-
-NODES=(coordinator worker1 worker2)
-declare -A PORT
-
-# Start the three nodes: Citus preloaded, nddup from the DESTDIR.
-start_cluster() {
-	local node
-	for node in "${NODES[@]}"; do
-		PORT[$node]=$(free_port)
-		while [ "$node" != coordinator ] && { [ "${PORT[$node]}" = "${PORT[coordinator]}" ] ||
-			[ "${PORT[$node]}" = "${PORT[worker1]:-}" -a "$node" = worker2 ]; }; do
-			PORT[$node]=$(free_port)
-		done
-		as_pg initdb -D "$WORKDIR/$node" -U "$PG_USER" -A trust --encoding=UTF8 \
-			--locale=C.UTF-8 >/dev/null || return 1
-		cat >>"$WORKDIR/$node/postgresql.conf" <<CONF
-port = ${PORT[$node]}
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$WORKDIR'
-shared_preload_libraries = 'citus'
-extension_destdir = '$DEST'
-max_prepared_transactions = 100
-max_connections = 150
-shared_buffers = 128MB
-fsync = off
-synchronous_commit = off
-jit = off
-CONF
-		if [ "$NDDUP_CITUS_DESTDIR" != system ]; then
-			# Citus loads citus_columnar by a bare name, found only through
-			# dynamic_library_path; its version check reads
-			# pg_available_extensions(), which does not see extension_destdir
-			cat >>"$WORKDIR/$node/postgresql.conf" <<CONF
-dynamic_library_path = '$DEST$PKGLIBDIR:\$libdir'
-citus.enable_version_checks = off
-columnar.enable_version_checks = off
-CONF
-		fi
-		as_pg pg_ctl -D "$WORKDIR/$node" -l "$WORKDIR/$node.log" -w start >/dev/null ||
-			{ tail -5 "$WORKDIR/$node.log"; return 1; }
-	done
-	for node in worker1 worker2 coordinator; do
-		node_sql "$node" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION nddup" >/dev/null || return 1
-	done
-	node_sql coordinator -c "SELECT citus_set_coordinator_host('127.0.0.1', ${PORT[coordinator]})" \
-		-c "SELECT citus_add_node('127.0.0.1', ${PORT[worker1]})" \
-		-c "SELECT citus_add_node('127.0.0.1', ${PORT[worker2]})" >/dev/null
-}
-
-# Stop the nodes that run.
-stop_cluster() {
-	local node
-	[ "${KEEP:-0}" = 1 ] && { echo "== citus: cluster kept in $WORKDIR (coordinator port ${PORT[coordinator]:-})"; return; }
-	for node in "${NODES[@]}"; do
-		[ -f "$WORKDIR/$node/postmaster.pid" ] &&
-			as_pg pg_ctl -D "$WORKDIR/$node" -m fast -w stop >/dev/null 2>&1
-	done
-}
-
-# psql on a node.
-node_sql() {
-	local node=$1; shift
-	as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$WORKDIR" -p "${PORT[$node]}" -U "$PG_USER" -d postgres "$@"
-}
+citus_install || { echo "== citus: build failed"; exit 1; }
 
 echo "== citus: $CITUS_SO, coordinator + 2 workers on loopback, load $(cut -d' ' -f1-3 /proc/loadavg)"
 start_cluster || { echo "== citus: the cluster did not start"; exit 1; }

@@ -213,6 +213,7 @@ FROM sposts p ORDER BY id;
 -- a reference table holds every row on every node: allowed
 CREATE TABLE rposts (id bigserial PRIMARY KEY, fp simhash64, duplicate_of bigint);
 SELECT create_reference_table('rposts');
+CREATE INDEX ON rposts USING gin (fp simhash64_gin_ops);
 CREATE TRIGGER dedup BEFORE INSERT ON rposts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3');
 INSERT INTO rposts (fp) VALUES ('0123456789abcdef'), ('0123456789abcdee');
 SELECT fp, duplicate_of FROM rposts ORDER BY id;
