@@ -155,8 +155,8 @@ sql_session() {
 		echo "$line"
 	done
 }
-sql_session "SET nddup.progress = on" >/dev/null
-SESSION_PID=$(sql_session "SELECT pg_backend_pid()")
+sql_session "SET nddup.progress = on;" >/dev/null
+SESSION_PID=$(sql_session "SELECT pg_backend_pid();")
 
 HZ=$(getconf CLK_TCK)
 load() { cut -d' ' -f1 /proc/loadavg; }
