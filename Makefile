@@ -60,5 +60,6 @@ unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/core/nddup_core.h
 
 .PHONY: unit print-regress
 
-# every object depends on the shared headers and the generated tables
-$(OBJS): src/nddup.h src/core/nddup_core.h src/core/unicode_tables.h src/core/html_entities.h
+# every object depends on every header (the shared ones, each folder's own,
+# the generated tables)
+$(OBJS): $(wildcard src/*.h src/*/*.h)

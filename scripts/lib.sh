@@ -21,7 +21,8 @@ as_root() {
 ensure_packages() {
 	local want=(make gcc clang libclang-rt-14-dev postgresql-$PG_MAJOR
 		postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
-		postgresql-contrib libxxhash-dev libipc-run-perl python3 unicode-data bzip2 bc "$@")
+		postgresql-contrib libxxhash-dev libipc-run-perl python3 unicode-data bzip2 bc
+		python3-psycopg2 python3-django "$@")
 	local missing=()
 	for p in "${want[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -65,6 +65,18 @@ echo "== random differential test (batch functions, nearest, index scans vs an o
 BUILD=0 bash "$NDDUP_ROOT/test/random/run.sh" --seed 1 --iterations "${NDDUP_RANDOM_ITERATIONS:-60}"
 record random $?
 
+echo "== documentation examples (README.md, docs/*.md against a fresh install)"
+BUILD=0 bash "$NDDUP_ROOT/test/docs/run.sh"
+record docs $?
+
+echo "== reference (docs/reference.md agrees with the installation)"
+BUILD=0 bash "$NDDUP_ROOT/test/reference/run.sh"
+record reference $?
+
+echo "== ORM client (the insert-time recipe through Django and psycopg2)"
+BUILD=0 bash "$NDDUP_ROOT/test/orm/run.sh"
+record orm $?
+
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"
 	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"

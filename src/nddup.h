@@ -93,91 +93,11 @@ extern void nddup_parse_error(const NddupParseError *err, const char *typname,
 							  const char *str);
 extern void nddup_string_info_printf(void *arg, const char *fmt,...)
 			pg_attribute_printf(2, 3);
+
 /* Citus's metadata (src/types/citus_meta.c; callers are inside SPI) */
 extern bool nddup_citus_installed(void);
 extern bool nddup_citus_coordinator(void);
 extern char nddup_citus_distribution(Oid relid, char **distcol);
 extern bool nddup_citus_shard_of(Oid relid, Oid *logical);
-
-/* ----------------------------------------------------------------
- *		What the batch functions share (src/batch/batch_input.c)
- *
- * batch.c (simhash64) and batch_sketch.c (min-hash, super-shingles) read
- * their inputs the same way: a query text or a relation, run through SPI
- * with the caller's privileges, its columns checked by role before any row
- * is read, the rows taken from the executor's slots by a DestReceiver.
- * ----------------------------------------------------------------
- */
-struct _SPI_plan;
-struct _DestReceiver;
-struct TupleTableSlot;
-
-/* Column roles of a batch function's input query. */
-typedef enum NddupColRole
-{
-	NDDUP_COL_ID,				/* smallint, integer or bigint */
-	NDDUP_COL_CLUSTER,			/* smallint, integer or bigint */
-	NDDUP_COL_ORDER,			/* integer types, date, timestamp(tz) */
-	NDDUP_COL_SIMHASH,			/* simhash64 */
-	NDDUP_COL_SKETCH,			/* minhash_sketch */
-	NDDUP_COL_SUPER				/* bigint[] */
-} NddupColRole;
-
-#define NDDUP_INPUT_MAX_COLS	3
-
-/* The checked columns of a prepared input query. */
-typedef struct NddupInputCols
-{
-	int			natts;
-	Oid			types[NDDUP_INPUT_MAX_COLS];	/* base types */
-	NddupColRole roles[NDDUP_INPUT_MAX_COLS];
-} NddupInputCols;
-
-extern Oid	nddup_lookup_type(FunctionCallInfo fcinfo, const char *typname);
-extern int64 nddup_datum_int64(Datum d, Oid type);
-extern struct _SPI_plan *nddup_prepare_input(const char *fname,
-											 const char *argname,
-											 const char *query,
-											 const NddupColRole *roles,
-											 int nreq, int nroles,
-											 Oid own_type,
-											 NddupInputCols *cols);
-extern void nddup_init_receiver(struct _DestReceiver *r,
-								bool (*receive) (struct TupleTableSlot *slot,
-												 struct _DestReceiver *self));
-extern void nddup_run_input(struct _SPI_plan *plan, struct _DestReceiver *dest);
-extern char *nddup_relation_query(Oid relid, Name idcol, Name valcol,
-								  Name ordcol);
-
-/* Union-find root of x, halving the path on the way (path compression). */
-static inline uint32
-nddup_uf_find(uint32 *parent, uint32 x)
-{
-	while (parent[x] != x)
-	{
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
-/* Merge the sets of a and b, the smaller under the larger (union by size). */
-static inline void
-nddup_uf_union(uint32 *parent, uint32 *size, uint32 a, uint32 b)
-{
-	a = nddup_uf_find(parent, a);
-	b = nddup_uf_find(parent, b);
-	if (a == b)
-		return;
-	if (size[a] < size[b])
-	{
-		uint32		t = a;
-
-		a = b;
-		b = t;
-	}
-	parent[b] = a;
-	size[a] += size[b];
-}
 
 #endif							/* NDDUP_H */

@@ -1,5 +1,5 @@
 -- nddup install script, part 6b: batch near-duplicate detection over
--- resemblance sketches (src/batch/batch_sketch.c): all pairs of min-hash sketches
+-- resemblance sketches (src/batch/sketch_sql.c): all pairs of min-hash sketches
 -- above a resemblance threshold (LSH bands, exact by default), the
 -- similarity join of two sets, clusters, and all pairs of documents sharing
 -- at least r super-shingles.  See docs/batch-sketches.md.
@@ -14,44 +14,47 @@
 -- function runs (it is created by a later part of this script).
 
 CREATE FUNCTION @extschema@.minhash_pairs(query text, threshold float8,
-	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_pairs_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint)
-	IS 'all pairs of rows of a query (id, minhash_sketch) whose estimated resemblance is at least threshold';
+COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint, float8)
+	IS 'all pairs of rows of a query (id, minhash_sketch[, verification value]) whose estimated resemblance is at least threshold; with verify, only pairs whose values reach that resemblance (then reported)';
 
 CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_column name,
-	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
+	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_pairs_rel'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint)
-	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold';
+COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint, name, float8)
+	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold)';
 
 CREATE FUNCTION @extschema@.minhash_join(query_a text, query_b text, threshold float8,
-	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id_a bigint, id_b bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_join_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, bigint, bigint)
-	IS 'similarity join: pairs (a, b) of rows of two queries (id, minhash_sketch) with estimated resemblance at least threshold';
+COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, bigint, bigint, float8)
+	IS 'similarity join: pairs (a, b) of rows of two queries (id, minhash_sketch[, verification value]) with estimated resemblance at least threshold; with verify, only pairs whose values reach that resemblance (then reported)';
 
 CREATE FUNCTION @extschema@.minhash_clusters(query text, threshold float8,
-	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, singletons boolean DEFAULT true)
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, singletons boolean DEFAULT true,
+	verify float8 DEFAULT NULL)
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'minhash_clusters_query'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, boolean)
-	IS 'connected components of the resemblance >= threshold graph of a query (id, minhash_sketch[, order key]); cluster_id is the earliest member';
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, boolean, float8)
+	IS 'connected components of the resemblance >= threshold graph of a query (id, minhash_sketch[, order key][, verification value]); cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance link';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,
-	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true)
+	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'minhash_clusters_rel'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean)
-	IS 'connected components of the resemblance >= threshold graph of a relation; cluster_id is the earliest member by order_column, else the smallest id';
+COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean, name, float8)
+	IS 'connected components of the resemblance >= threshold graph of a relation; cluster_id is the earliest member by order_column, else the smallest id; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) link';
 
 CREATE FUNCTION @extschema@.super_shingle_pairs(query text, r integer DEFAULT 2)
 	RETURNS TABLE (id1 bigint, id2 bigint, matches integer)

@@ -1,11 +1,10 @@
 /*-------------------------------------------------------------------------
  *
- * batch_common.c
- *	  What the batch functions of batch.c (simhash64) and batch_sketch.c
- *	  (min-hash sketches, super-shingles) share: placeholder settings, the
- *	  input queries (one SELECT, columns checked by role before any row is
- *	  read, rows delivered to a DestReceiver) and the query built for a
- *	  relation argument.
+ * batch_input.c
+ *	  The inputs of the batch functions: a query text (one SELECT, its
+ *	  columns checked by role before any row is read, rows delivered to a
+ *	  DestReceiver) or a relation and column names, checked up front (42P01,
+ *	  42703, 42804 with the type expected) and turned into such a query.
  *
  * Inputs run through SPI with the caller's privileges; a relation argument
  * becomes a query of quoted identifiers, so it is read with the caller's
@@ -15,7 +14,7 @@
  */
 #include "postgres.h"
 
-#include "nddup.h"
+#include "batch.h"
 
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
@@ -79,8 +78,28 @@ role_types(NddupColRole role)
 			return "minhash_sketch";
 		case NDDUP_COL_SUPER:
 			return "bigint[]";
+		case NDDUP_COL_SHINGLESET:
+			return "shingleset";
+		case NDDUP_COL_VERIFY:
+			return "text, varchar, shingleset or minhash_sketch";
 	}
 	return "?";
+}
+
+/* Is 'type' the type named typname in the schema of own_type? */
+static bool
+is_sibling_type(Oid type, Oid own_type, const char *typname)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(own_type));
+	Oid			nsp;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", own_type);
+	nsp = ((Form_pg_type) GETSTRUCT(tup))->typnamespace;
+	ReleaseSysCache(tup);
+	return type == GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								   CStringGetDatum(typname),
+								   ObjectIdGetDatum(nsp));
 }
 
 /*
@@ -101,22 +120,29 @@ role_accepts(NddupColRole role, Oid type, Oid own_type)
 				type == TIMESTAMPTZOID;
 		case NDDUP_COL_SIMHASH:
 		case NDDUP_COL_SKETCH:
+		case NDDUP_COL_SHINGLESET:
 			return type == own_type;
 		case NDDUP_COL_SUPER:
 			return type == INT8ARRAYOID;
+		case NDDUP_COL_VERIFY:
+			if (type == TEXTOID || type == VARCHAROID || type == BPCHAROID)
+				return true;
+			return is_sibling_type(type, own_type, "shingleset") ||
+				is_sibling_type(type, own_type, "minhash_sketch");
 	}
 	return false;
 }
 
 /*
  * Prepare an input query and check that it is one SELECT whose columns have
- * the roles asked for (the first nreq are required, up to nroles in all);
- * fills cols.  Must be called inside SPI_connect.
+ * the roles asked for (the first nreq are required, up to nroles in all,
+ * then with verify a last column holding the verification value); fills
+ * cols.  Must be called inside SPI_connect.
  */
 SPIPlanPtr
 nddup_prepare_input(const char *fname, const char *argname, const char *query,
 					const NddupColRole *roles, int nreq, int nroles,
-					Oid own_type, NddupInputCols *cols)
+					Oid own_type, bool verify, NddupInputCols *cols)
 {
 	SPIPlanPtr	plan;
 	List	   *sources;
@@ -125,7 +151,7 @@ nddup_prepare_input(const char *fname, const char *argname, const char *query,
 	TupleDesc	desc;
 	bool		ok = true;
 
-	Assert(nroles <= NDDUP_INPUT_MAX_COLS);
+	Assert(nroles + (verify ? 1 : 0) <= NDDUP_INPUT_MAX_COLS);
 	plan = SPI_prepare(query, 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for %s of %s: %s",
@@ -155,8 +181,19 @@ nddup_prepare_input(const char *fname, const char *argname, const char *query,
 				 errdetail("The text given is: %s", query)));
 
 	desc = src->resultDesc;
+	if (verify)
+	{
+		nreq++;
+		nroles++;
+	}
 	if (desc->natts < nreq || desc->natts > nroles)
 	{
+		if (verify)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("%s of %s returns %d columns, expected %d%s with the verification value last",
+							argname, fname, desc->natts, nreq,
+							nreq == nroles ? "" : psprintf(" or %d", nroles))));
 		if (nreq == nroles)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -173,15 +210,16 @@ nddup_prepare_input(const char *fname, const char *argname, const char *query,
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		Oid			base = getBaseType(att->atttypid);
+		NddupColRole role = (verify && i == desc->natts - 1) ? NDDUP_COL_VERIFY : roles[i];
 
-		if (!role_accepts(roles[i], base, own_type))
+		if (!role_accepts(role, base, own_type))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("column %d (\"%s\") of %s of %s has type %s, expected %s",
 							i + 1, NameStr(att->attname), argname, fname,
-							format_type_be(att->atttypid), role_types(roles[i]))));
+							format_type_be(att->atttypid), role_types(role))));
 		cols->types[i] = base;
-		cols->roles[i] = roles[i];
+		cols->roles[i] = role;
 	}
 	return plan;
 }
@@ -234,36 +272,65 @@ nddup_run_input(SPIPlanPtr plan, DestReceiver *dest)
 }
 
 /*
- * Build "SELECT id, value[, order] FROM rel" for a relation argument,
- * checking that the relation and the columns exist.
+ * Build "SELECT id, value[, order] FROM rel" for a relation argument, with
+ * the identifiers quoted and the relation schema-qualified, after checking
+ * that the relation and the columns exist and that each column has a type
+ * its role accepts (roles[i] for column i; own_type is the extension's type
+ * of the value column).
  */
 char *
-nddup_relation_query(Oid relid, Name idcol, Name valcol, Name ordcol)
+nddup_relation_query(const char *fname, Oid relid, Name idcol, Name valcol,
+					 Name ordcol, Name verifycol, const NddupColRole *roles,
+					 Oid own_type)
 {
 	char	   *relname = get_rel_name(relid);
 	StringInfoData buf;
-	Name		cols[3];
-	int			ncols = ordcol ? 3 : 2;
+	Name		cols[4];
+	NddupColRole colroles[4];
+	int			ncols = 0;
 
 	if (relname == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	cols[0] = idcol;
-	cols[1] = valcol;
-	cols[2] = ordcol;
+	cols[ncols] = idcol;
+	colroles[ncols++] = roles[0];
+	cols[ncols] = valcol;
+	colroles[ncols++] = roles[1];
+	if (ordcol)
+	{
+		cols[ncols] = ordcol;
+		colroles[ncols++] = roles[2];
+	}
+	if (verifycol)
+	{
+		cols[ncols] = verifycol;
+		colroles[ncols++] = NDDUP_COL_VERIFY;
+	}
 	for (int i = 0; i < ncols; i++)
-		if (get_attnum(relid, NameStr(*cols[i])) == InvalidAttrNumber)
+	{
+		AttrNumber	attno = get_attnum(relid, NameStr(*cols[i]));
+		Oid			type;
+
+		if (attno == InvalidAttrNumber)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("column \"%s\" of relation \"%s\" does not exist",
 							NameStr(*cols[i]), relname)));
+		type = get_atttype(relid, attno);
+		if (!role_accepts(colroles[i], getBaseType(type), own_type))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of relation \"%s\" has type %s, but %s expects %s",
+							NameStr(*cols[i]), relname, format_type_be(type), fname,
+							role_types(colroles[i])),
+					 errhint("Name a column of type %s, or pass a query that computes one.",
+							 role_types(colroles[i]))));
+	}
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT %s, %s",
-					 quote_identifier(NameStr(*idcol)),
-					 quote_identifier(NameStr(*valcol)));
-	if (ordcol)
-		appendStringInfo(&buf, ", %s", quote_identifier(NameStr(*ordcol)));
+	appendStringInfo(&buf, "SELECT %s", quote_identifier(NameStr(*cols[0])));
+	for (int i = 1; i < ncols; i++)
+		appendStringInfo(&buf, ", %s", quote_identifier(NameStr(*cols[i])));
 	appendStringInfo(&buf, " FROM %s",
 					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 												relname));

@@ -169,8 +169,9 @@ nddup_work_input(NddupDistCall *call, const NddupDistInput *in, const NddupColRo
 		namestrcpy(&valn, in->valcol);
 		if (in->ordcol)
 			namestrcpy(&ordn, in->ordcol);
-		call->sql = nddup_relation_query(in->relid, &idn, &valn,
-										 in->ordcol ? &ordn : NULL);
+		call->sql = nddup_relation_query(call->fname, in->relid, &idn, &valn,
+										 in->ordcol ? &ordn : NULL, NULL, roles,
+										 own_type);
 		call->ids_unique = column_is_unique(in->relid, in->idcol);
 		distributed = true;
 	}
@@ -178,7 +179,7 @@ nddup_work_input(NddupDistCall *call, const NddupDistInput *in, const NddupColRo
 		call->sql = pstrdup(in->query);
 
 	plan = nddup_prepare_input(call->fname, argname, call->sql, roles, nreq,
-							   nroles, own_type, &call->cols);
+							   nroles, own_type, false, &call->cols);
 	if (!distributed)
 	{
 		ListCell   *lc;
@@ -474,10 +475,10 @@ static void
 dist_finish_clusters(NddupDistCall *call)
 {
 	uint64		n = 0;
-	NddupDistRow    *nodes = call->rows;
-	uint32	   *parent;
-	uint32	   *usize;
+	NddupDistRow *nodes;
+	BatchUnionFind uf;
 	uint32	   *rep;
+	uint32	   *count;
 
 	/* rows without an order column: the edges' ends are the rows */
 	if (!call->has_ord)
@@ -493,39 +494,40 @@ dist_finish_clusters(NddupDistCall *call)
 	for (uint64 i = 0; i < call->nrows; i++)
 		if (i == 0 || nodes[i].id != nodes[i - 1].id)
 			nodes[n++] = nodes[i];
-	parent = palloc(sizeof(uint32) * Max(n, 1));
-	usize = palloc(sizeof(uint32) * Max(n, 1));
+	uf.n = n;
+	uf.parent = palloc(sizeof(uint32) * Max(n, 1));
+	uf.rank = palloc0(Max(n, 1));
 	rep = palloc(sizeof(uint32) * Max(n, 1));
+	count = palloc0(sizeof(uint32) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
-		parent[i] = (uint32) i;
-		usize[i] = 1;
+		uf.parent[i] = (uint32) i;
+		rep[i] = PG_UINT32_MAX;
 	}
 	for (uint64 i = 0; i < call->nedges; i++)
 	{
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		nddup_uf_union(parent, usize, dist_node(nodes, n, call->e1[i]),
+		batch_uf_union(&uf, dist_node(nodes, n, call->e1[i]),
 					   dist_node(nodes, n, call->e2[i]));
 	}
 	for (uint64 i = 0; i < n; i++)
-		rep[i] = PG_UINT32_MAX;
-	for (uint64 i = 0; i < n; i++)
 	{
-		uint32		root = nddup_uf_find(parent, (uint32) i);
+		uint32		root = batch_uf_find(&uf, (uint32) i);
 
 		if (rep[root] == PG_UINT32_MAX || dist_before(&nodes[i], &nodes[rep[root]]))
 			rep[root] = (uint32) i;
+		count[root]++;
 	}
 	for (uint64 i = 0; i < n; i++)
 	{
-		uint32		root = nddup_uf_find(parent, (uint32) i);
+		uint32		root = batch_uf_find(&uf, (uint32) i);
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!call->singletons && usize[root] < 2)
+		if (!call->singletons && count[root] < 2)
 			continue;
 		values[0] = Int64GetDatum(nodes[i].id);
 		values[1] = Int64GetDatum(nodes[rep[root]].id);

@@ -11,6 +11,7 @@
 #ifndef NDDUP_DIST_WORK_H
 #define NDDUP_DIST_WORK_H
 
+#include "batch.h"
 #include "distributed.h"
 
 #include "portability/instr_time.h"

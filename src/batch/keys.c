@@ -44,6 +44,7 @@
 
 #include <math.h>
 
+#include "batch.h"
 #include "distributed.h"
 
 #include "catalog/pg_type.h"
@@ -393,8 +394,7 @@ typedef struct KeyGroup
 	uint64	   *dfp;			/* distinct fingerprints */
 	uint32	   *dstart;			/* rows of u: drow[dstart[u]..dstart[u+1]) */
 	uint32	   *drow;
-	uint32	   *parent;			/* GROUP_EDGES: union-find over u */
-	uint32	   *usize;
+	BatchUnionFind uf;			/* GROUP_EDGES: union-find over u */
 	Tuplestorestate *out;
 	TupleDesc	outdesc;
 } KeyGroup;
@@ -433,11 +433,11 @@ group_found(KeyGroup *g, uint32 u, uint32 v, int d)
 				group_put(g, g->drow[g->dstart[u]], g->drow[i], 0);
 			return;
 		}
-		ru = nddup_uf_find(g->parent, u);
-		rv = nddup_uf_find(g->parent, v);
+		ru = batch_uf_find(&g->uf, u);
+		rv = batch_uf_find(&g->uf, v);
 		if (ru == rv)
 			return;
-		nddup_uf_union(g->parent, g->usize, ru, rv);
+		batch_uf_union(&g->uf, ru, rv);
 		group_put(g, g->drow[g->dstart[u]], g->drow[g->dstart[v]], d);
 		return;
 	}
@@ -703,13 +703,11 @@ nddup_hamming_key_group(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	if (g.mode == GROUP_EDGES)
 	{
-		g.parent = palloc(sizeof(uint32) * g.ndistinct);
-		g.usize = palloc(sizeof(uint32) * g.ndistinct);
+		g.uf.n = g.ndistinct;
+		g.uf.parent = palloc(sizeof(uint32) * g.ndistinct);
+		g.uf.rank = palloc0(g.ndistinct);
 		for (uint32 u = 0; u < g.ndistinct; u++)
-		{
-			g.parent[u] = u;
-			g.usize[u] = 1;
-		}
+			g.uf.parent[u] = u;
 	}
 	words = palloc(sizeof(uint64) * g.ndistinct);
 	tmp = palloc(sizeof(uint64) * g.ndistinct);

@@ -66,6 +66,21 @@ check_k(int32 k)
 				 errdetail("k must be between 1 and %d.", NDDUP_MINHASH_MAX_K)));
 }
 
+/*
+ * Raise 22023 for a negative seed: the SQL argument is an integer and the
+ * stored seed an unsigned 32-bit value, so only 0 .. 2^31 - 1 mean the same
+ * in both (a negative one would be stored as 2^32 + seed).
+ */
+static void
+check_seed(int32 seed)
+{
+	if (seed < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min-hash seed %d is out of range", seed),
+				 errdetail("The seed must be between 0 and %d.", PG_INT32_MAX)));
+}
+
 /* The method named by a text: 'kperm' or 'oph'. */
 static NddupMinhashMethod
 parse_method(text *t)
@@ -103,15 +118,16 @@ minhash_text(PG_FUNCTION_ARGS)
 	text	   *doc = PG_GETARG_TEXT_PP(0);
 	int32		k = PG_GETARG_INT32(1);
 	NddupMinhashMethod method = parse_method(PG_GETARG_TEXT_PP(2));
-	uint32		seed = (uint32) PG_GETARG_INT32(3);
+	int32		seed = PG_GETARG_INT32(3);
 	int32		size = PG_GETARG_INT32(4);
 	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(5));
 	NddupHashes hashes = {0};
 	MinhashSketch *m;
 
 	check_k(k);
+	check_seed(seed);
 	nddup_collect_shingles(doc, size, unit, &hashes);
-	m = new_minhash(method, k, seed, size, unit, 32);
+	m = new_minhash(method, k, (uint32) seed, size, unit, 32);
 	if (method == NDDUP_MINHASH_KPERM)
 		nddup_minhash_kperm(hashes.items, hashes.len, k, seed, NDDUP_MINHASH_VALUES(m));
 	else

@@ -283,7 +283,7 @@ FROM (VALUES ('s', 7, array_send('{0123456789abcdef,fedcba9876543210}'::simhash6
 --
 CREATE TABLE bad_input.docs AS
 SELECT g::bigint AS id, d AS body, simhash(d) AS fp, minhash(d, 16) AS mh,
-       super_shingles(minhash(d, 16, 'kperm'), 2, 8) AS ss
+       super_shingles(minhash(d, 16, 'kperm'), 2, 8) AS ss, shingle_set(d) AS sset
 FROM unnest(ARRAY['the quick brown fox jumps over the lazy dog',
                   'the quick brown fox jumps over the lazy cat',
                   'lorem ipsum dolor sit amet', 'lorem ipsum dolor sit amet',
@@ -292,7 +292,7 @@ CREATE TABLE bad_input.posts (id bigserial PRIMARY KEY, body text,
 	fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
 CREATE TRIGGER dedup BEFORE INSERT ON bad_input.posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=3');
-CREATE TABLE bad_input.empty_table (id bigint, fp simhash64, mh minhash_sketch);
+CREATE TABLE bad_input.empty_table (id bigint, body text, fp simhash64, mh minhash_sketch, sset shingleset);
 CREATE TABLE bad_input.good (fname text, argname text, typ regtype, expr text);
 INSERT INTO bad_input.good VALUES
 	('', 'doc', 'text', '''The quick brown fox jumps over the lazy dog'''),
@@ -309,6 +309,8 @@ INSERT INTO bad_input.good VALUES
 	('', 'rel', 'regclass', '''bad_input.docs'''), ('', 'id_column', 'name', '''id'''),
 	('', 'fp_column', 'name', '''fp'''), ('', 'sketch_column', 'name', '''mh'''),
 	('', 'order_column', 'name', '''id'''), ('', 'singletons', 'boolean', 'true'),
+	('', 'set_column', 'name', '''sset'''), ('', 'verify_column', 'name', '''body'''),
+	('', 'measure', 'text', '''jaccard'''),
 	('', 'query', 'text', '''SELECT id, fp FROM bad_input.docs'''),
 	('', 'query_a', 'text', '''SELECT id, fp FROM bad_input.docs'''),
 	('', 'query_b', 'text', '''SELECT id, fp FROM bad_input.docs'''),
@@ -319,6 +321,17 @@ INSERT INTO bad_input.good VALUES
 	('minhash_join', 'query_b', 'text', '''SELECT id, mh FROM bad_input.docs'''),
 	('minhash_clusters', 'query', 'text', '''SELECT id, mh FROM bad_input.docs'''),
 	('super_shingle_pairs', 'query', 'text', '''SELECT id, ss FROM bad_input.docs'''),
+	('shingleset_pairs', 'query', 'text', '''SELECT id, sset FROM bad_input.docs'''),
+	('shingleset_join', 'query_a', 'text', '''SELECT id, sset FROM bad_input.docs'''),
+	('shingleset_join', 'query_b', 'text', '''SELECT id, sset FROM bad_input.docs'''),
+	('shingleset_clusters', 'query', 'text', '''SELECT id, sset FROM bad_input.docs'''),
+	('hamming_pairs', 'query', 'text', '''SELECT id, fp, body FROM bad_input.docs'''),
+	('hamming_join', 'query_a', 'text', '''SELECT id, fp, body FROM bad_input.docs'''),
+	('hamming_join', 'query_b', 'text', '''SELECT id, fp, body FROM bad_input.docs'''),
+	('hamming_clusters', 'query', 'text', '''SELECT id, fp, body FROM bad_input.docs'''),
+	('minhash_pairs', 'verify', 'double precision', 'NULL'),
+	('minhash_join', 'verify', 'double precision', 'NULL'),
+	('minhash_clusters', 'verify', 'double precision', 'NULL'),
 	('clusters_from_pairs', 'query', 'text', '''SELECT 1::bigint, 2::bigint'''),
 	('nddup_check_trigger', 'rel', 'regclass', '''bad_input.posts'''),
 	('', 'args', 'text[]', 'NULL'),

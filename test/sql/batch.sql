@@ -264,15 +264,35 @@ SELECT count(*) FROM hamming_pairs('SELECT id, fp FROM bt', 3);
 RESET nddup.batch_blocks;
 RESET nddup.progress;
 
--- a tiny work_mem: pairs and joins spill, clustering says what it needs;
--- a run of rows sharing a table's key must fit (its output is quadratic)
+-- a tiny work_mem: pairs, joins and clusters go through temporary files and
+-- give the same answers; a run of rows sharing a table's key must fit (its
+-- output is quadratic)
+CREATE TABLE mem_clusters AS
+SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3)
+UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3)
+UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false)
+UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0);
 SET work_mem = '64kB';
 SELECT d.* FROM unnest(ARRAY[0, 3, 12]) r, pairs_diff(r) d;
 SELECT d.* FROM unnest(ARRAY[3]) r, join_diff(r) d;
 SELECT count(*) FROM hamming_pairs('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 1000) g', 0);
 SELECT count(*) FROM hamming_pairs('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 30000) g', 0);
-SELECT count(*) FROM hamming_clusters('SELECT id, fp FROM bt', 3);
+CREATE TABLE spill_clusters AS
+SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3)
+UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3)
+UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false)
+UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0);
+-- 30,000 copies of one fingerprint are grouped first: one cluster
+SELECT count(*), count(DISTINCT cluster_id), min(cluster_id)
+FROM hamming_clusters('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 30000) g', 3);
 RESET work_mem;
+SELECT variant, count(*) AS rows,
+	(SELECT count(*) FROM (SELECT * FROM mem_clusters m WHERE m.variant = v.variant
+						   EXCEPT ALL SELECT * FROM spill_clusters s WHERE s.variant = v.variant) x) AS missing,
+	(SELECT count(*) FROM (SELECT * FROM spill_clusters s WHERE s.variant = v.variant
+						   EXCEPT ALL SELECT * FROM mem_clusters m WHERE m.variant = v.variant) y) AS extra
+FROM mem_clusters v GROUP BY variant ORDER BY variant;
+DROP TABLE mem_clusters, spill_clusters;
 
 -- statement_timeout stops a long run
 SET statement_timeout = '300ms';

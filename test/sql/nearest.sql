@@ -37,6 +37,19 @@ SELECT count(*) FROM hamming_nearest('near_docs', 'id', 'fp', '0000000000000000'
 SELECT * FROM hamming_nearest('near_docs', 'id', 'fp', '0000000000000000', 0);
 SELECT * FROM hamming_nearest('near_docs', 'id', 'nope', '0000000000000000', 1);
 SELECT * FROM hamming_nearest('no_such_table', 'id', 'fp', '0000000000000000', 1);
+-- the table and columns are checked before any query runs: 42804 names the
+-- column, its type and the type expected (domains over them are accepted)
+CREATE TABLE near_text (id bigint, body text, fp simhash64, num numeric);
+SELECT * FROM hamming_nearest('near_text', 'id', 'body', '0000000000000000', 3);
+SELECT * FROM hamming_nearest('near_text', 'num', 'fp', '0000000000000000', 3);
+SELECT * FROM hamming_nearest('near_docs_fp', 'id', 'fp', '0000000000000000', 3);
+CREATE DOMAIN near_fp AS simhash64;
+CREATE DOMAIN near_id AS smallint;
+CREATE TABLE near_domains (id near_id, fp near_fp);
+INSERT INTO near_domains VALUES (1, '0000000000000003'), (2, '000000000000000f'), (3, NULL);
+SELECT * FROM hamming_nearest('near_domains', 'id', 'fp', '0000000000000000', 5);
+DROP TABLE near_text, near_domains;
+DROP DOMAIN near_fp, near_id;
 -- a hostile search_path does not change what it calls
 CREATE SCHEMA hostile;
 CREATE FUNCTION hostile.ball(simhash64, integer) RETURNS hamming_ball

@@ -223,12 +223,41 @@ SELECT * FROM minhash_pairs('sp_small', 'id', 'nope', 0.5);
 SELECT * FROM minhash_pairs('no_such_table', 'id', 's', 0.5);
 SELECT * FROM minhash_clusters('SELECT id, s, s FROM sp_small', 0.5);
 
--- work_mem too small: the error says what to raise
+-- a tiny work_mem: the rows and the bands go through temporary files and
+-- give the same answers (pairs, a join, clusters with repeated ids and an
+-- order key, super-shingles)
+CREATE TABLE sp_mem AS
+SELECT 'join' AS variant, id_a AS a, id_b AS b, resemblance AS x
+FROM minhash_join('SELECT id, s FROM sp_docs WHERE id % 2 = 0', 'SELECT id, s FROM sp_docs WHERE id % 2 = 1', 0.5)
+UNION ALL SELECT 'clusters', id, cluster_id, NULL
+FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5)
+UNION ALL SELECT 'no singletons', id, cluster_id, NULL
+FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false)
+UNION ALL SELECT 'b-bit', id1, id2, resemblance
+FROM minhash_pairs('SELECT id, minhash_bbit(s, 8) FROM sp_docs', 0.6);
 SET work_mem = '64kB';
-SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_docs', 0.7);
--- (at least 1,024 rows are always accepted)
+SELECT * FROM sp_diff(0.7);
+SELECT * FROM sp_diff(0.7, 8, 16);	-- approximate: as in memory above
+SELECT * FROM sp_ssdiff(2);
+CREATE TABLE sp_spill AS
+SELECT 'join' AS variant, id_a AS a, id_b AS b, resemblance AS x
+FROM minhash_join('SELECT id, s FROM sp_docs WHERE id % 2 = 0', 'SELECT id, s FROM sp_docs WHERE id % 2 = 1', 0.5)
+UNION ALL SELECT 'clusters', id, cluster_id, NULL
+FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5)
+UNION ALL SELECT 'no singletons', id, cluster_id, NULL
+FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false)
+UNION ALL SELECT 'b-bit', id1, id2, resemblance
+FROM minhash_pairs('SELECT id, minhash_bbit(s, 8) FROM sp_docs', 0.6);
+-- (at least 1,024 rows are always kept in memory)
 SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_docs WHERE id % 3 = 0', 0.7);
 RESET work_mem;
+SELECT variant, count(*) AS rows,
+	(SELECT count(*) FROM (SELECT * FROM sp_mem m WHERE m.variant = v.variant
+						   EXCEPT ALL SELECT * FROM sp_spill s WHERE s.variant = v.variant) x) AS missing,
+	(SELECT count(*) FROM (SELECT * FROM sp_spill s WHERE s.variant = v.variant
+						   EXCEPT ALL SELECT * FROM sp_mem m WHERE m.variant = v.variant) y) AS extra
+FROM sp_mem v GROUP BY variant ORDER BY variant;
+DROP TABLE sp_mem, sp_spill;
 
 -- statement_timeout stops a long run (20,000 copies: 200M result pairs)
 CREATE TABLE sp_copies AS
@@ -240,6 +269,9 @@ SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_copies', 0.9);
 \set VERBOSITY default
 RESET statement_timeout;
 -- clustering the copies is quick: identical sketches are grouped first
+SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9);
+-- also through temporary files
+SET work_mem = '64kB';
 SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9);
 RESET work_mem;
 

@@ -93,13 +93,31 @@ mk() {  # mk OUT args...: make_bases.py unless OUT exists
     local out=$1; shift
     [ -s "$out" ] && return 0
     step "make_bases.py $* -> $out"
-    "$PY" "$HERE/make_bases.py" "$@" "$out.tmp.gz" && mv "$out.tmp.gz" "$out"
+    local cmd=$1; shift
+    local args=() opts=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --fill) opts+=("$1"); shift;;
+            --*) opts+=("$1" "$2"); shift 2;;
+            *) args+=("$1"); shift;;
+        esac
+    done
+    "$PY" "$HERE/make_bases.py" "$cmd" "${args[@]}" "$out.tmp.gz" "${opts[@]}" && mv "$out.tmp.gz" "$out"
 }
-mk "$C/base/man.tsv.gz"  man  "$C/roots-man"
-mk "$C/base/html.tsv.gz" html "$C/roots-html"
+# every rendered page / HTML file (exact copies removed), then two base sets from each:
+#   man, html:         near-identical pages (nddup 3-shingle Jaccard >= 0.8) dropped, so pages that
+#                      share boilerplate or a template (30-80 %) stay as distinct clusters (hard negatives)
+#   man-d30, html-d30: Jaccard >= 0.3 dropped, gen_neardup.py's own rule (no hard negatives above 0.3)
+mk "$C/base/man-all.tsv.gz"  man  "$C/roots-man"  --base-jaccard 1.01
+mk "$C/base/html-all.tsv.gz" html "$C/roots-html" --base-jaccard 1.01
+for x in man html; do
+    mk "$C/base/$x.tsv.gz"     dedup "$C/base/$x-all.tsv.gz" --base-jaccard 0.8
+    mk "$C/base/$x-d30.tsv.gz" dedup "$C/base/$x-all.tsv.gz" --base-jaccard 0.3
+done
 for l in ko ru ja; do mk "$C/base/$l.tsv.gz" lang "$l" "$LISTS"; done
-mk "$C/base/tmpl-ja.tsv.gz" tmpl ja "$LISTS" --max-docs 4000
-mk "$C/base/tmpl-en.tsv.gz" tmpl en "$LISTS" --max-docs 4000
+# template families: descriptions linked by Jaccard >= 0.3, near-identical ones (>= 0.5) dropped
+mk "$C/base/tmpl-ja.tsv.gz" tmpl ja "$LISTS" --max-docs 2000 --base-jaccard 0.5 --fill
+mk "$C/base/tmpl-en.tsv.gz" tmpl en "$LISTS" --max-docs 4000 --base-jaccard 0.5
 mk "$C/short.tsv.gz" short "$PACKAGES"
 
 gen() {  # gen NAME DOCS [extra gen_neardup options]
@@ -109,8 +127,10 @@ gen() {  # gen NAME DOCS [extra gen_neardup options]
     step "gen_neardup.py base/$name.tsv.gz --docs $docs --seed $SEED $* -> labelled/$name.tsv.gz"
     "$PY" "$GEN" "$C/base/$name.tsv.gz" "$out.tmp.gz" --docs "$docs" --seed "$SEED" "$@" && mv "$out.tmp.gz" "$out"
 }
-gen man 8000
-gen html 8000
+gen man 8000 --base-jaccard 1.01
+gen html 8000 --base-jaccard 1.01
+gen man-d30 8000
+gen html-d30 8000
 gen ko 10000
 gen ru 10000
 gen ja 10000

@@ -6,6 +6,7 @@
   make_bases.py lang  LANG LISTS_DIR OUT.tsv.gz      Debian Translation-LANG descriptions (ko, ru, ja ...)
   make_bases.py tmpl  LANG LISTS_DIR OUT.tsv.gz      template families of Translation-LANG descriptions
   make_bases.py short PACKAGES_FILE OUT.tsv.gz       distinct one-line synopses (<= 10 tokens)
+  make_bases.py dedup IN.tsv.gz OUT.tsv.gz           drop rows with Jaccard >= --base-jaccard to a kept one
 
 Every base set except 'tmpl' and 'short' is deduplicated here with nddup's own tokens (nddtext.py):
 a document whose word 3-shingle Jaccard with an earlier kept one is >= --base-jaccard (0.3) is
@@ -215,12 +216,13 @@ def cmd_tmpl(a):
 
     Candidates are all Translation-LANG descriptions; pairs with word 3-shingle Jaccard >= --family
     (0.3) are linked, and only descriptions in a linked component of >= 2 are kept (the families).
-    Within the kept set, near-identical descriptions (Jaccard >= --base-jaccard, default 0.8 here) are
-    reduced to the first one, so family members are distinct documents that share 30-80 % of their
+    Within the kept set, near-identical descriptions (Jaccard >= --base-jaccard, default 0.5 here) are
+    reduced to the first one, so family members are distinct documents that share 30-50 % of their
     shingles: hard negatives for each other, beside the generator's near-duplicates.  Families are
     taken whole (at most --max-family members, a seeded random sample) in a seeded random order until
     --max-docs descriptions, so that gen_neardup.py (run with --base-jaccard 1.01: no second
-    deduplication) uses nearly all of them and siblings really meet in the corpus.
+    deduplication) uses nearly all of them and siblings really meet in the corpus.  With --fill, other
+    distinct descriptions (no family) are added up to --max-docs when the families are too few.
     """
     rows = translation_rows(a.lists, a.lang)
     total = len(rows)
@@ -265,6 +267,13 @@ def cmd_tmpl(a):
         if len(m) > a.max_family:
             m = sorted(rng.sample(m, a.max_family))
         kept.extend(rows[i] for i in m)
+    if a.fill and len(kept) < a.max_docs:      # too few families: add other (distinct) descriptions
+        infam = {i for m in fams for i in m}
+        others = [i for i in range(len(rows)) if i not in infam]
+        rng.shuffle(others)
+        extra = others[:a.max_docs - len(kept)]
+        kept.extend(rows[i] for i in sorted(extra))
+        log(f'tmpl-{a.lang}: added {len(extra)} descriptions outside families (--fill)')
     log(f'tmpl-{a.lang}: kept {len(kept)} descriptions (families in random order, seed {a.seed}, '
         f'at most {a.max_family} of a family, stop at {a.max_docs})')
     write_tsv(a.out, kept)
@@ -295,6 +304,24 @@ def cmd_short(a):
     write_tsv(a.out, out, header=('id', 'package', 'text'))
 
 
+def read_base(path):
+    rows = []
+    with gzip.open(path, 'rt', encoding='utf-8') as f:
+        next(f)
+        for line in f:
+            p = line.rstrip('\n').split('\t')
+            unesc = lambda x: re.sub(r'\\(.)', lambda m: {'t': '\t', 'n': '\n', '\\': '\\'}.get(m.group(1), m.group(1)), x)
+            rows.append((unesc(p[1]), unesc(p[2])))
+    return rows
+
+
+def cmd_dedup(a):
+    rows = read_base(a.inp)
+    kept = dedup(rows, a.base_jaccard)
+    log(f'dedup: {len(kept)} of {len(rows)} kept (nddup 3-shingle Jaccard < {a.base_jaccard})')
+    write_tsv(a.out, kept)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -303,6 +330,10 @@ def main():
         p.add_argument('roots')
         p.add_argument('out')
         p.add_argument('--base-jaccard', type=float, default=0.3)
+    p = sub.add_parser('dedup')
+    p.add_argument('inp')
+    p.add_argument('out')
+    p.add_argument('--base-jaccard', type=float, default=0.3)
     p = sub.add_parser('lang')
     p.add_argument('lang')
     p.add_argument('lists')
@@ -312,17 +343,18 @@ def main():
     p.add_argument('lang')
     p.add_argument('lists')
     p.add_argument('out')
-    p.add_argument('--base-jaccard', type=float, default=0.8)
+    p.add_argument('--base-jaccard', type=float, default=0.5)
     p.add_argument('--family', type=float, default=0.3)
     p.add_argument('--max-family', type=int, default=100)
     p.add_argument('--max-docs', type=int, default=4000)
     p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--fill', action='store_true', help='fill up to --max-docs with descriptions outside families')
     p = sub.add_parser('short')
     p.add_argument('packages')
     p.add_argument('out')
     p.add_argument('--max-tokens', type=int, default=10)
     a = ap.parse_args()
-    {'man': cmd_man, 'html': cmd_html, 'lang': cmd_lang, 'tmpl': cmd_tmpl, 'short': cmd_short}[a.cmd](a)
+    {'man': cmd_man, 'html': cmd_html, 'dedup': cmd_dedup, 'lang': cmd_lang, 'tmpl': cmd_tmpl, 'short': cmd_short}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -5,7 +5,7 @@ document-frequency filtering of shingles, under nddup's tokenizer (nddtext.py).
   reference.py CORPUS.tsv.gz [--out RESULT.json] [--abs 5,10,...] [--frac 0.001,...] [--block 128]
   reference.py --table RESULT.json [RESULT.json ...]        print the tables again from saved results
 
-CORPUS: gen_neardup.py output (doc_id, cluster_id, kind, edits, text).  Scoring as docs/quality.md:
+CORPUS: gen_neardup.py output (doc_id, cluster_id, kind, edits, text).  Scoring as docs/reports/quality.md:
 pairs over the original/near/templated rows, a pair is positive when both rows are original/near of
 one cluster; P, R, F1 of "J >= t".  Document frequencies (df) are counted over ALL rows (the whole
 table, as an aggregate would), and so are the unlabelled statistics (all-pairs J histogram, each

@@ -1,0 +1,49 @@
+-- 0.2: verified candidates (src/batch/batch_verify.c, docs/batch.md): the
+-- Hamming pair, join and cluster functions take a verification threshold
+-- (and the relation forms a verification column); they are no longer STRICT,
+-- a NULL among the former arguments still gives no rows.
+DROP FUNCTION @extschema@.hamming_pairs(text, integer);
+DROP FUNCTION @extschema@.hamming_pairs(regclass, name, name, integer);
+DROP FUNCTION @extschema@.hamming_join(text, text, integer);
+DROP FUNCTION @extschema@.hamming_clusters(text, integer, boolean);
+DROP FUNCTION @extschema@.hamming_clusters(regclass, name, name, integer, name, boolean);
+
+CREATE FUNCTION @extschema@.hamming_pairs(query text, radius integer, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_pairs_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pairs(text, integer, float8)
+	IS 'all pairs of rows of a query (id, simhash64[, verification value]) whose fingerprints differ in at most radius bits; with verify, only pairs whose values reach that resemblance';
+
+CREATE FUNCTION @extschema@.hamming_pairs(rel regclass, id_column name, fp_column name, radius integer,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_pairs_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_pairs(regclass, name, name, integer, name, float8)
+	IS 'all pairs of rows of a relation whose fingerprints differ in at most radius bits; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold)';
+
+CREATE FUNCTION @extschema@.hamming_join(query_a text, query_b text, radius integer, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'hamming_join_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_join(text, text, integer, float8)
+	IS 'similarity join: pairs (a, b) of rows of two queries (id, simhash64[, verification value]) within radius bits; with verify, only pairs whose values reach that resemblance';
+
+CREATE FUNCTION @extschema@.hamming_clusters(query text, radius integer, singletons boolean DEFAULT true,
+	verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_clusters_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_clusters(text, integer, boolean, float8)
+	IS 'connected components of the within-radius graph of a query (id, simhash64[, order key][, verification value]); cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance link';
+
+CREATE FUNCTION @extschema@.hamming_clusters(rel regclass, id_column name, fp_column name, radius integer,
+	order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'hamming_clusters_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.hamming_clusters(regclass, name, name, integer, name, boolean, name, float8)
+	IS 'connected components of the within-radius graph of a relation; cluster_id is the earliest member by order_column, else the smallest id; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) link';
+

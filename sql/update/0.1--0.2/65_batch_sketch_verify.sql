@@ -1,0 +1,53 @@
+-- 0.2: verified candidates for the min-hash batch functions
+-- (src/batch/batch_verify.c, docs/batch-sketches.md): a verification
+-- threshold (and for the relation forms a verification column) after the
+-- former arguments.
+DROP FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint);
+DROP FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint);
+DROP FUNCTION @extschema@.minhash_join(text, text, float8, bigint, bigint);
+DROP FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, boolean);
+DROP FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean);
+
+CREATE FUNCTION @extschema@.minhash_pairs(query text, threshold float8,
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint, float8)
+	IS 'all pairs of rows of a query (id, minhash_sketch[, verification value]) whose estimated resemblance is at least threshold; with verify, only pairs whose values reach that resemblance (then reported)';
+
+CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_column name,
+	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint, name, float8)
+	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold)';
+
+CREATE FUNCTION @extschema@.minhash_join(query_a text, query_b text, threshold float8,
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, resemblance float8)
+	AS 'MODULE_PATHNAME', 'minhash_join_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_join(text, text, float8, bigint, bigint, float8)
+	IS 'similarity join: pairs (a, b) of rows of two queries (id, minhash_sketch[, verification value]) with estimated resemblance at least threshold; with verify, only pairs whose values reach that resemblance (then reported)';
+
+CREATE FUNCTION @extschema@.minhash_clusters(query text, threshold float8,
+	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, singletons boolean DEFAULT true,
+	verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'minhash_clusters_query'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, boolean, float8)
+	IS 'connected components of the resemblance >= threshold graph of a query (id, minhash_sketch[, order key][, verification value]); cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance link';
+
+CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,
+	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	AS 'MODULE_PATHNAME', 'minhash_clusters_rel'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean, name, float8)
+	IS 'connected components of the resemblance >= threshold graph of a relation; cluster_id is the earliest member by order_column, else the smallest id; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) link';
+

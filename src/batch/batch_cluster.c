@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch_cluster.c
+ *	  Clusters of the batch functions: a union-find over the input rows
+ *	  (Broder et al. 1997 s.4: the connected components of the pair graph
+ *	  are the clusters), and the naming of each component after its earliest
+ *	  row (order key, NULLs last, then smallest id), one result row per
+ *	  distinct id.
+ *
+ * The union-find takes 5 bytes per input row and must be in memory (as
+ * Broder et al. note).  It is counted against work_mem while the whole
+ * input fits there; otherwise it takes maintenance_work_mem, the budget
+ * PostgreSQL gives CREATE INDEX for the same kind of whole-input structure,
+ * and says so in a NOTICE.  Everything else of the naming streams through
+ * temporary files when the rows were spilled.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "batch.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Bytes per row of the union-find: parent 4, rank 1. */
+#define UF_BYTES_PER_ROW	5
+
+/* Record of the naming pass over spilled rows. */
+typedef struct NameRec
+{
+	uint64		key;			/* the root, mixed (a bijection) */
+	int64		aux;
+	int64		id;
+	uint32		auxnull;
+	uint32		repeat;			/* not the first row of its id: not emitted */
+} NameRec;
+
+/* Record of the id sort over spilled rows. */
+typedef struct IdRec
+{
+	uint64		key;			/* the id, mixed (a bijection) */
+	uint64		row;
+} IdRec;
+
+/*
+ * A union-find of n singletons.  The caller says which setting pays for
+ * it: "work_mem" (the call's other structures are in memory too) or
+ * "maintenance_work_mem" (the input was spilled).
+ */
+void
+batch_uf_init(BatchCall *call, BatchUnionFind *uf, uint64 n, const char *setting)
+{
+	double		need = (double) n * UF_BYTES_PER_ROW;
+
+	if (strcmp(setting, "maintenance_work_mem") == 0)
+	{
+		if (need > (double) maintenance_work_mem * 1024.0)
+			batch_error_memory(call, "maintenance_work_mem", need,
+							   "Its union-find over the input rows is kept in memory, 5 bytes per row.");
+		if (need > (double) call->mem_limit)
+			ereport(NOTICE,
+					(errmsg("%s keeps its union-find of %llu rows (%.0f kB) in memory, within maintenance_work_mem",
+							call->fname, (unsigned long long) n, ceil(need / 1024.0)),
+					 errdetail("The rest of its work spills to temporary files within work_mem (%d kB).",
+							   work_mem)));
+	}
+	uf->n = n;
+	uf->parent = MemoryContextAllocHuge(call->cxt, Max(n, 1) * sizeof(uint32));
+	uf->rank = MemoryContextAllocHuge(call->cxt, Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		uf->parent[i] = (uint32) i;
+		uf->rank[i] = 0;
+	}
+}
+
+/*
+ * The clusters of rows held in memory: rows sharing an id are one node;
+ * one result row per distinct id.  When the ids arrived strictly ascending
+ * (a scan of an append-only table with a serial key, or ORDER BY id) they
+ * are distinct and in order already; otherwise they are sorted, so that
+ * equal ids meet.
+ */
+static void
+finish_in_memory(BatchRows *rows, BatchUnionFind *uf)
+{
+	BatchCall  *call = rows->call;
+	uint64		n = rows->nrows;
+	BatchRec   *sorted = NULL;
+	uint32	   *rep;
+	uint32	   *count;
+
+	if (!rows->ids_ascending)
+	{
+		BatchRec   *recs = MemoryContextAllocHuge(call->cxt, Max(n, 1) * sizeof(BatchRec));
+		BatchRec   *tmp = MemoryContextAllocHuge(call->cxt, Max(n, 1) * sizeof(BatchRec));
+
+		for (uint64 i = 0; i < n; i++)
+		{
+			recs[i].key = (uint64) rows->id[i] ^ (UINT64CONST(1) << 63);
+			recs[i].val = i;
+		}
+		sorted = batch_radix_sort(recs, tmp, n);
+		pfree(sorted == recs ? tmp : recs);
+		for (uint64 i = 1; i < n; i++)
+			if (sorted[i].key == sorted[i - 1].key)
+				batch_uf_union(uf, (uint32) sorted[i - 1].val, (uint32) sorted[i].val);
+	}
+
+#define CLUSTER_ROW(i)		(sorted ? (uint32) sorted[i].val : (uint32) (i))
+#define CLUSTER_NEW_ID(i)	(!sorted || (i) == 0 || sorted[i].key != sorted[(i) - 1].key)
+
+	rep = MemoryContextAllocHuge(call->cxt, Max(n, 1) * sizeof(uint32));
+	count = MemoryContextAllocHuge(call->cxt, Max(n, 1) * sizeof(uint32));
+	for (uint64 i = 0; i < n; i++)
+	{
+		rep[i] = PG_UINT32_MAX;
+		count[i] = 0;
+	}
+	for (uint64 i = 0; i < n; i++)
+	{
+		uint32		r = CLUSTER_ROW(i);
+		uint32		root = batch_uf_find(uf, r);
+
+		if (rep[root] == PG_UINT32_MAX || batch_row_before(rows, r, rep[root]))
+			rep[root] = r;
+		if (CLUSTER_NEW_ID(i))
+			count[root]++;
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (uint64 i = 0; i < n; i++)
+	{
+		uint32		r = CLUSTER_ROW(i);
+		uint32		root;
+
+		if (!CLUSTER_NEW_ID(i))
+			continue;
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		root = batch_uf_find(uf, r);
+		if (!call->singletons && count[root] < 2)
+			continue;
+		batch_put_cluster(call, rows->id[r], rows->id[rep[root]]);
+	}
+#undef CLUSTER_ROW
+#undef CLUSTER_NEW_ID
+	pfree(rep);
+	pfree(count);
+	if (sorted)
+		pfree(sorted);
+}
+
+/* State of the id pass over sorted partitions. */
+typedef struct IdPass
+{
+	BatchUnionFind *uf;
+	uint8	   *dup;			/* bit per row: not the first of its id */
+	bool		have_prev;
+	uint64		prev_key;
+	uint64		prev_row;
+} IdPass;
+
+/* Partition callback of the id pass: rows of one id are one node. */
+static void
+id_pass_runs(void *arg, char *records, uint64 count)
+{
+	IdPass	   *pass = (IdPass *) arg;
+	IdRec	   *recs = (IdRec *) records;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (pass->have_prev && recs[i].key == pass->prev_key)
+		{
+			batch_uf_union(pass->uf, (uint32) pass->prev_row, (uint32) recs[i].row);
+			pass->dup[recs[i].row / 8] |= (uint8) (1 << (recs[i].row % 8));
+		}
+		else
+		{
+			pass->have_prev = true;
+			pass->prev_key = recs[i].key;
+			pass->prev_row = recs[i].row;
+		}
+	}
+}
+
+/*
+ * State of the naming passes over sorted partitions.  Each component is a
+ * run of records of one key (its root, mixed); the first pass finds the
+ * run's earliest record and writes its id and the run's size, in run
+ * order, to a file; the second pass reads them back in the same order and
+ * emits the members.  A run may span several calls (a component larger
+ * than work_mem), so the state of the current run is kept here.
+ */
+typedef struct NamePass
+{
+	BatchCall  *call;
+	bool		has_aux;
+	BufFile    *bests;			/* (id of the earliest, size), run by run */
+	bool		in_run;
+	uint64		key;			/* of the current run */
+	NameRec		best;			/* first pass: the earliest so far */
+	uint64		size;
+	int64		best_id;		/* second pass: the run's read back */
+	uint64		best_size;
+} NamePass;
+
+/* Is record a an earlier representative than record b? */
+static inline bool
+name_before(const NamePass *pass, const NameRec *a, const NameRec *b)
+{
+	if (pass->has_aux)
+	{
+		if (a->auxnull != b->auxnull)
+			return !a->auxnull;
+		if (!a->auxnull && a->aux != b->aux)
+			return a->aux < b->aux;
+	}
+	return a->id < b->id;
+}
+
+/* Write the finished run's earliest id and size to the bests file. */
+static void
+name_flush_run(NamePass *pass)
+{
+	int64		pair[2];
+
+	if (!pass->in_run)
+		return;
+	pair[0] = pass->best.id;
+	pair[1] = (int64) pass->size;
+	BufFileWrite(pass->bests, pair, sizeof(pair));
+	pass->in_run = false;
+}
+
+/* First naming pass: the earliest record and the size of every run. */
+static void
+name_find_runs(void *arg, char *records, uint64 count)
+{
+	NamePass   *pass = (NamePass *) arg;
+	NameRec    *recs = (NameRec *) records;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (pass->in_run && recs[i].key == pass->key)
+		{
+			if (name_before(pass, &recs[i], &pass->best))
+				pass->best = recs[i];
+			pass->size += recs[i].repeat ? 0 : 1;
+			continue;
+		}
+		name_flush_run(pass);
+		pass->in_run = true;
+		pass->key = recs[i].key;
+		pass->best = recs[i];
+		pass->size = recs[i].repeat ? 0 : 1;
+	}
+}
+
+/* Second naming pass: every member with its run's earliest id. */
+static void
+name_emit_runs(void *arg, char *records, uint64 count)
+{
+	NamePass   *pass = (NamePass *) arg;
+	NameRec    *recs = (NameRec *) records;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!pass->in_run || recs[i].key != pass->key)
+		{
+			int64		pair[2];
+
+			if (BufFileRead(pass->bests, pair, sizeof(pair)) != sizeof(pair))
+				elog(ERROR, "clusters of %s: the runs of the two passes differ",
+					 pass->call->fname);
+			pass->in_run = true;
+			pass->key = recs[i].key;
+			pass->best_id = pair[0];
+			pass->best_size = (uint64) pair[1];
+		}
+		if (!recs[i].repeat && (pass->call->singletons || pass->best_size > 1))
+			batch_put_cluster(pass->call, recs[i].id, pass->best_id);
+	}
+}
+
+/*
+ * Partition the naming records of the rows: every row competes for the
+ * earliest, the first row of each id is emitted.
+ */
+static BatchPartitions *
+name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup)
+{
+	BatchPartitions *parts;
+	BatchRow	row;
+
+	parts = batch_partitions_begin(rows->call, sizeof(NameRec), rows->nrows,
+								   rows->call->mem_limit);
+	batch_rows_rewind(rows);
+	while (batch_rows_next(rows, &row))
+	{
+		NameRec		rec;
+
+		/* mixed, so that the components spread over the partitions */
+		rec.key = nddup_fmix64(batch_uf_find(uf, row.row));
+		rec.aux = row.aux;
+		rec.auxnull = (row.flags & BATCH_ROW_AUXNULL) != 0;
+		rec.repeat = (dup[row.row / 8] & (1 << (row.row % 8))) != 0;
+		rec.id = row.id;
+		batch_partitions_put(parts, &rec);
+	}
+	return parts;
+}
+
+/*
+ * The clusters of spilled rows: the same rules as finish_in_memory, with
+ * the id sort and the grouping by component done by partitioning records
+ * into temporary files (batch_sort.c); the union-find and a bit per row
+ * stay in memory.  The naming records are partitioned twice, the same way,
+ * so that both passes see the runs in the same order.
+ */
+static void
+finish_spilled(BatchRows *rows, BatchUnionFind *uf)
+{
+	BatchCall  *call = rows->call;
+	BatchRow	row;
+	BatchPartitions *parts;
+	uint8	   *dup = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
+	NamePass	npass;
+
+	if (!rows->ids_ascending)
+	{
+		IdPass		ipass;
+
+		parts = batch_partitions_begin(call, sizeof(IdRec), rows->nrows, call->mem_limit);
+		batch_rows_rewind(rows);
+		while (batch_rows_next(rows, &row))
+		{
+			IdRec		rec;
+
+			rec.key = nddup_fmix64((uint64) row.id);
+			rec.row = row.row;
+			batch_partitions_put(parts, &rec);
+		}
+		memset(&ipass, 0, sizeof(ipass));
+		ipass.uf = uf;
+		ipass.dup = dup;
+		batch_partitions_sort_each(parts, id_pass_runs, &ipass, false);
+		batch_partitions_end(parts);
+	}
+
+	memset(&npass, 0, sizeof(npass));
+	npass.call = call;
+	npass.has_aux = rows->has_aux;
+	npass.bests = BufFileCreateTemp(false);
+	parts = name_partitions(rows, uf, dup);
+	batch_partitions_sort_each(parts, name_find_runs, &npass, false);
+	batch_partitions_end(parts);
+	name_flush_run(&npass);
+	if (BufFileSeek(npass.bests, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind a temporary file of the batch function")));
+	npass.in_run = false;
+	parts = name_partitions(rows, uf, dup);
+	batch_partitions_sort_each(parts, name_emit_runs, &npass, false);
+	batch_partitions_end(parts);
+	BufFileClose(npass.bests);
+	pfree(dup);
+}
+
+/*
+ * Emit the clusters once the pairs are linked: one row per distinct id,
+ * (id, the id of the component's earliest row).
+ */
+void
+batch_finish_clusters(BatchRows *rows, BatchUnionFind *uf)
+{
+	if (rows->spilled)
+		finish_spilled(rows, uf);
+	else
+		finish_in_memory(rows, uf);
+}

@@ -1,0 +1,671 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch_sort.c
+ *	  Sorting keyed records in memory (radix passes, then a quicksort of
+ *	  small buckets) and, beyond work_mem, partitioning them into temporary
+ *	  files by the top bits of the key, each partition then sorted in
+ *	  memory.  Keys of the batch functions are hashes or block prefixes of
+ *	  fingerprints, close to uniform, so one distribution pass is the whole
+ *	  external sort; a skewed partition is split again by the next bits.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "batch.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Partitions at most (the buffers of their files take 8 kB each). */
+#define MAX_PARTITION_BITS		8
+
+/*
+ * Sort 16-byte records by their 64-bit key (LSD radix, 8-bit digits,
+ * stable; digits all keys share are skipped).  Returns a or tmp, whichever
+ * holds the result.
+ */
+BatchRec *
+batch_radix_sort(BatchRec *a, BatchRec *tmp, uint64 n)
+{
+	uint64	   *hist;
+	BatchRec   *src = a;
+	BatchRec   *dst = tmp;
+
+	hist = palloc0(8 * 256 * sizeof(uint64));
+	for (uint64 i = 0; i < n; i++)
+	{
+		uint64		k = a[i].key;
+
+		for (int d = 0; d < 8; d++)
+			hist[d * 256 + ((k >> (8 * d)) & 0xff)]++;
+		if ((i & 0xfffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (int d = 0; d < 8; d++)
+	{
+		uint64	   *h = hist + d * 256;
+		uint64		sum = 0;
+		bool		trivial = false;
+
+		for (int b = 0; b < 256; b++)
+		{
+			uint64		cnt = h[b];
+
+			if (cnt == n)
+				trivial = true;
+			h[b] = sum;
+			sum += cnt;
+		}
+		if (trivial)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < n; i++)
+			dst[h[(src[i].key >> (8 * d)) & 0xff]++] = src[i];
+		{
+			BatchRec   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	pfree(hist);
+	return src;
+}
+
+/* Quicksort of records by (key, value), PostgreSQL's sort template. */
+#define ST_SORT sort_recs_qs
+#define ST_ELEMENT_TYPE BatchRec
+#define ST_COMPARE(a, b) \
+	((a)->key != (b)->key ? ((a)->key < (b)->key ? -1 : 1) : \
+	 ((a)->val < (b)->val ? -1 : (a)->val > (b)->val ? 1 : 0))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
+ * Sort records by (key, value): one MSD radix pass on the top bits of the
+ * key spreads them into buckets of a few records each (the keys are hashes
+ * or fingerprints), each then sorted in cache.  Returns a or tmp.
+ */
+BatchRec *
+batch_sort_by_key(BatchRec *a, BatchRec *tmp, uint64 n)
+{
+	int			bits = 0;
+	uint64	   *count;
+	uint64		sum = 0;
+	int			shift;
+
+	while (bits < 16 && (n >> (bits + 3)) > 0)
+		bits++;
+	if (bits == 0)
+	{
+		sort_recs_qs(a, n);
+		return a;
+	}
+	shift = 64 - bits;
+	count = palloc0(sizeof(uint64) * ((1 << bits) + 1));
+	for (uint64 i = 0; i < n; i++)
+		count[a[i].key >> shift]++;
+	for (int b = 0; b < (1 << bits); b++)
+	{
+		uint64		c = count[b];
+
+		count[b] = sum;
+		sum += c;
+	}
+	count[1 << bits] = n;
+	CHECK_FOR_INTERRUPTS();
+	for (uint64 i = 0; i < n; i++)
+		tmp[count[a[i].key >> shift]++] = a[i];
+	/* count[b] is now the end of bucket b */
+	for (int b = 0; b < (1 << bits); b++)
+	{
+		uint64		start = b == 0 ? 0 : count[b - 1];
+
+		if ((b & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (count[b] - start > 1)
+			sort_recs_qs(tmp + start, count[b] - start);
+	}
+	pfree(count);
+	return tmp;
+}
+
+/*
+ * Sort 64-bit words by their top 'bits' bits only (LSD radix, digits of at
+ * most 11 bits); the order below is arbitrary.  Returns a or tmp.
+ */
+uint64 *
+batch_radix_sort_top(uint64 *a, uint64 *tmp, uint64 n, int bits)
+{
+	uint64	   *src = a;
+	uint64	   *dst = tmp;
+	int			ndigits;
+	int			width;
+	uint64		count[2048];
+
+	if (bits <= 0 || n < 2)
+		return a;
+	ndigits = (bits + 10) / 11;
+	width = (bits + ndigits - 1) / ndigits;
+	for (int d = 0; d < ndigits; d++)
+	{
+		int			shift = 64 - bits + d * width;
+		int			w = Min(width, 64 - shift);
+		uint64		mask = (UINT64CONST(1) << w) - 1;
+		uint64		sum = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		memset(count, 0, sizeof(uint64) << w);
+		for (uint64 i = 0; i < n; i++)
+			count[(src[i] >> shift) & mask]++;
+		for (uint64 b = 0; b <= mask; b++)
+		{
+			uint64		c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (uint64 i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & mask]++] = src[i];
+		{
+			uint64	   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	return src;
+}
+
+/* ----------------------------------------------------------------
+ *		Partitions in temporary files
+ * ----------------------------------------------------------------
+ */
+
+/* The sort key of a record: its first 8 bytes. */
+static inline uint64
+record_key(const char *record)
+{
+	uint64		key;
+
+	memcpy(&key, record, sizeof(uint64));
+	return key;
+}
+
+/*
+ * Bytes of memory a partition of n records takes while it is sorted: the
+ * records, the sort records and their buffer, the sorted copy.
+ */
+static inline double
+sort_bytes(uint64 n, int record_size)
+{
+	return (double) n * (2.0 * record_size + 2.0 * sizeof(BatchRec));
+}
+
+/* Partitions for records whose keys agree on their top 'shift' bits. */
+static BatchPartitions *
+partitions_new(BatchCall *call, int record_size, uint64 expected,
+			   int64 mem_limit, int shift)
+{
+	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
+	double		need = sort_bytes(expected, record_size);
+	int			bits = 1;
+
+	parts->call = call;
+	parts->record_size = record_size;
+	parts->mem_limit = mem_limit;
+	parts->shift = shift;
+	/* enough partitions that each one is sorted within the limit */
+	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
+		bits++;
+	bits = Min(bits, 64 - shift);
+	parts->bits = bits;
+	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << bits);
+	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
+	parts->bytes = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
+	return parts;
+}
+
+/*
+ * Partitions for about 'expected' records of record_size bytes, each to be
+ * sorted within mem_limit bytes.
+ */
+BatchPartitions *
+batch_partitions_begin(BatchCall *call, int record_size, uint64 expected,
+					   int64 mem_limit)
+{
+	return partitions_new(call, record_size, expected, mem_limit, 0);
+}
+
+/* Add a record to the partition of its key. */
+void
+batch_partitions_put(BatchPartitions *parts, const void *record)
+{
+	uint64		key = record_key(record);
+	uint64		p = parts->shift >= 64 ? 0 :
+		(key << parts->shift) >> (64 - parts->bits);
+
+	if (parts->files[p] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
+
+		parts->files[p] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	BufFileWrite(parts->files[p], (void *) record, parts->record_size);
+	parts->counts[p]++;
+	parts->total++;
+}
+
+/* Rewind a partition file, or raise the error. */
+static void
+rewind_file(BufFile *file)
+{
+	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind a temporary file of the batch function")));
+}
+
+/* Read size bytes of a partition file from its start into buf. */
+static void
+read_partition_bytes(BufFile *file, char *buf, size_t want)
+{
+	size_t		done = 0;
+
+	rewind_file(file);
+	while (done < want)
+	{
+		size_t		chunk = Min(want - done, (size_t) 1 << 20);
+		size_t		got = BufFileRead(file, buf + done, chunk);
+
+		if (got != chunk)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read from a temporary file of the batch function: read only %zu of %zu bytes",
+							done + got, want)));
+		done += got;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Sort n records in buf by key (then position) into out. */
+static void
+sort_records(const char *buf, char *out, uint64 n, int record_size)
+{
+	BatchRec   *recs = palloc_extended(Max(n, 1) * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+	BatchRec   *tmp = palloc_extended(Max(n, 1) * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+	BatchRec   *sorted;
+
+	for (uint64 i = 0; i < n; i++)
+	{
+		recs[i].key = record_key(buf + i * record_size);
+		recs[i].val = i;
+	}
+	sorted = batch_sort_by_key(recs, tmp, n);
+	for (uint64 i = 0; i < n; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		memcpy(out + i * record_size, buf + sorted[i].val * record_size, record_size);
+	}
+	pfree(recs);
+	pfree(tmp);
+}
+
+/*
+ * Hand a partition whose records all share one key to the callback: whole
+ * when whole_runs is asked for (an error beyond twice the limit: every pair
+ * of such a run is compared in memory, and would be billions of pairs
+ * anyway), else in chunks that each fit in the limit.
+ */
+static void
+deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
+				BatchRunsCallback callback, void *arg, bool whole_runs)
+{
+	int			rs = parts->record_size;
+	uint64		chunk = Max((uint64) parts->mem_limit / rs, 1);
+	char	   *buf;
+
+	if (whole_runs && (double) n * rs > 2.0 * parts->mem_limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: %llu rows share one key, more than work_mem (%d kB) holds",
+						parts->call->fname, (unsigned long long) n, work_mem),
+				 errdetail("The rows that share a key are compared with each other in memory."),
+				 errhint("Raise work_mem for this session, for example SET work_mem = '%.0fMB';",
+						 (double) n * rs / (2.0 * 1024.0 * 1024.0) + 1)));
+	if (whole_runs)
+		chunk = n;
+	buf = palloc_extended((size_t) Min(chunk, n) * rs, MCXT_ALLOC_HUGE);
+	rewind_file(file);
+	for (uint64 done = 0; done < n; done += chunk)
+	{
+		uint64		m = Min(chunk, n - done);
+		size_t		want = (size_t) m * rs;
+		size_t		got = 0;
+
+		while (got < want)
+		{
+			size_t		step = Min(want - got, (size_t) 1 << 20);
+
+			if (BufFileRead(file, buf + got, step) != step)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read from a temporary file of the batch function")));
+			got += step;
+			CHECK_FOR_INTERRUPTS();
+		}
+		callback(arg, buf, m);
+	}
+	pfree(buf);
+}
+
+/*
+ * Hand every partition, sorted, to the callback, in key order, so that the
+ * callbacks see all records in (key, insertion) order.  A partition larger
+ * than the limit is split again by the next bits of the key.  One whose
+ * records all share one key is handed over by deliver_one_key: with
+ * whole_runs false the records of one key may come in several calls (the
+ * callback then keeps the state of the current key across calls).
+ */
+void
+batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
+						   void *arg, bool whole_runs)
+{
+	int			rs = parts->record_size;
+
+	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+	{
+		uint64		n = parts->counts[p];
+		BufFile    *file = parts->files[p];
+		char	   *buf;
+		char	   *sorted;
+
+		CHECK_FOR_INTERRUPTS();
+		if (n == 0)
+			continue;
+		if (sort_bytes(n, rs) > parts->mem_limit)
+		{
+			/* split this partition again by the next bits of the key */
+			BatchPartitions *sub = NULL;
+			char	   *record = palloc(rs);
+			uint64		first = 0;
+			bool		same = true;
+
+			if (parts->shift + parts->bits < 64)
+				sub = partitions_new(parts->call, rs, n, parts->mem_limit,
+									 parts->shift + parts->bits);
+			rewind_file(file);
+			for (uint64 i = 0; i < n; i++)
+			{
+				if (BufFileRead(file, record, rs) != (size_t) rs)
+					ereport(ERROR,
+							(errcode_for_file_access(),
+							 errmsg("could not read from a temporary file of the batch function")));
+				if (i == 0)
+					first = record_key(record);
+				else if (record_key(record) != first)
+					same = false;
+				if (sub)
+					batch_partitions_put(sub, record);
+				if ((i & 0xffff) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+			pfree(record);
+			if (!same && sub)
+			{
+				BufFileClose(file);
+				parts->files[p] = NULL;
+				batch_partitions_sort_each(sub, callback, arg, whole_runs);
+				batch_partitions_end(sub);
+				continue;
+			}
+			/* every record has one key: splitting cannot help */
+			if (sub)
+				batch_partitions_end(sub);
+			deliver_one_key(parts, file, n, callback, arg, whole_runs);
+			BufFileClose(file);
+			parts->files[p] = NULL;
+			continue;
+		}
+		buf = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+		sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+		read_partition_bytes(file, buf, (size_t) n * rs);
+		BufFileClose(file);
+		parts->files[p] = NULL;
+		sort_records(buf, sorted, n, rs);
+		pfree(buf);
+		callback(arg, sorted, n);
+		pfree(sorted);
+	}
+}
+
+/* Close every file of the partitions and free them. */
+void
+batch_partitions_end(BatchPartitions *parts)
+{
+	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+		if (parts->files[p])
+			BufFileClose(parts->files[p]);
+	pfree(parts->files);
+	pfree(parts->counts);
+	pfree(parts->bytes);
+	pfree(parts);
+}
+
+/* ----------------------------------------------------------------
+ *		Partitions of variable-length records
+ * ----------------------------------------------------------------
+ */
+
+/* Variable-length partitions for about expected_bytes, below 'shift' bits. */
+static BatchPartitions *
+partitions_new_var(BatchCall *call, double expected_bytes, int64 mem_limit, int shift)
+{
+	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
+	int			bits = 1;
+
+	/* the bytes, and about as much again for the sort */
+	while (bits < MAX_PARTITION_BITS && 2.0 * expected_bytes / (1 << bits) > mem_limit / 2)
+		bits++;
+	parts->call = call;
+	parts->record_size = 0;
+	parts->mem_limit = mem_limit;
+	parts->shift = shift;
+	parts->bits = Min(bits, 64 - shift);
+	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << parts->bits);
+	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
+	parts->bytes = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
+	return parts;
+}
+
+/*
+ * Partitions for about expected_bytes of variable-length records, each
+ * partition to be sorted within mem_limit bytes.
+ */
+BatchPartitions *
+batch_partitions_begin_var(BatchCall *call, double expected_bytes, int64 mem_limit)
+{
+	return partitions_new_var(call, expected_bytes, mem_limit, 0);
+}
+
+/* Add a record of len bytes (len >= 8) to the partition of its key. */
+void
+batch_partitions_put_var(BatchPartitions *parts, const void *record, uint32 len)
+{
+	uint64		key = record_key(record);
+	uint64		p = parts->shift >= 64 ? 0 :
+		(key << parts->shift) >> (64 - parts->bits);
+
+	Assert(len >= sizeof(uint64));
+	if (parts->files[p] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
+
+		parts->files[p] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	BufFileWrite(parts->files[p], &len, sizeof(uint32));
+	BufFileWrite(parts->files[p], (void *) record, len);
+	parts->counts[p]++;
+	parts->bytes[p] += sizeof(uint32) + len;
+	parts->total++;
+}
+
+/* Read the next variable-length record of a file into *buf; its length. */
+static uint32
+read_var_record(BufFile *file, char **buf, uint64 *cap)
+{
+	uint32		len;
+
+	if (BufFileRead(file, &len, sizeof(uint32)) != sizeof(uint32))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
+	if (len > *cap)
+	{
+		*cap = Max((uint64) len, *cap * 2);
+		*buf = *buf ? repalloc_huge(*buf, *cap) : palloc_extended(*cap, MCXT_ALLOC_HUGE);
+	}
+	if (BufFileRead(file, *buf, len) != len)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
+	return len;
+}
+
+/*
+ * Hand every partition of variable-length records, sorted by key, to the
+ * callback.  A partition larger than the limit is split again by the next
+ * bits of the key; one whose records all share one key is handed over in
+ * pieces that fit in the limit, in the order they were written.
+ */
+void
+batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback callback,
+							   void *arg)
+{
+	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+	{
+		uint64		n = parts->counts[p];
+		uint64		size = parts->bytes[p];
+		BufFile    *file = parts->files[p];
+		char	   *buf;
+		char	  **ptrs;
+		uint32	   *lens;
+		BatchRec   *recs;
+		BatchRec   *tmp;
+		BatchRec   *sorted;
+		char	  **sptrs;
+		uint32	   *slens;
+		uint64		pos = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (n == 0)
+			continue;
+		if ((double) size + sort_bytes(n, 2 * sizeof(char *)) > parts->mem_limit)
+		{
+			char	   *record = NULL;
+			uint64		cap = 0;
+			uint64		first = 0;
+			bool		same = true;
+			BatchPartitions *sub = NULL;
+
+			if (parts->shift + parts->bits < 64)
+				sub = partitions_new_var(parts->call, (double) size, parts->mem_limit,
+										 parts->shift + parts->bits);
+			rewind_file(file);
+			for (uint64 i = 0; i < n; i++)
+			{
+				uint32		len = read_var_record(file, &record, &cap);
+
+				if (i == 0)
+					first = record_key(record);
+				else if (record_key(record) != first)
+					same = false;
+				if (sub)
+					batch_partitions_put_var(sub, record, len);
+				if ((i & 0xffff) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+			if (!same && sub)
+			{
+				BufFileClose(file);
+				parts->files[p] = NULL;
+				if (record)
+					pfree(record);
+				batch_partitions_sort_each_var(sub, callback, arg);
+				batch_partitions_end(sub);
+				continue;
+			}
+			if (sub)
+				batch_partitions_end(sub);
+			/* one key: pieces within the limit, in file order */
+			rewind_file(file);
+			for (uint64 i = 0; i < n;)
+			{
+				uint64		used = 0;
+				uint64		m = 0;
+				uint64		chunk = Max((uint64) parts->mem_limit / 64, 1);
+
+				ptrs = palloc(sizeof(char *) * Min(chunk, n - i));
+				lens = palloc(sizeof(uint32) * Min(chunk, n - i));
+				while (i < n && m < chunk && used < (uint64) parts->mem_limit)
+				{
+					char	   *one = NULL;
+					uint64		onecap = 0;
+
+					lens[m] = read_var_record(file, &one, &onecap);
+					ptrs[m] = one;
+					used += lens[m];
+					m++;
+					i++;
+				}
+				callback(arg, ptrs, lens, m);
+				for (uint64 j = 0; j < m; j++)
+					pfree(ptrs[j]);
+				pfree(ptrs);
+				pfree(lens);
+			}
+			if (record)
+				pfree(record);
+			BufFileClose(file);
+			parts->files[p] = NULL;
+			continue;
+		}
+		buf = palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
+		read_partition_bytes(file, buf, size);
+		BufFileClose(file);
+		parts->files[p] = NULL;
+		ptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
+		lens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		recs = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+		tmp = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
+		for (uint64 i = 0; i < n; i++)
+		{
+			memcpy(&lens[i], buf + pos, sizeof(uint32));
+			ptrs[i] = buf + pos + sizeof(uint32);
+			recs[i].key = record_key(ptrs[i]);
+			recs[i].val = i;
+			pos += sizeof(uint32) + lens[i];
+		}
+		sorted = batch_sort_by_key(recs, tmp, n);
+		sptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
+		slens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		for (uint64 i = 0; i < n; i++)
+		{
+			sptrs[i] = ptrs[sorted[i].val];
+			slens[i] = lens[sorted[i].val];
+		}
+		pfree(recs);
+		pfree(tmp);
+		pfree(ptrs);
+		pfree(lens);
+		callback(arg, sptrs, slens, n);
+		pfree(sptrs);
+		pfree(slens);
+		pfree(buf);
+	}
+}

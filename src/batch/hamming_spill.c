@@ -1,0 +1,282 @@
+/*-------------------------------------------------------------------------
+ *
+ * hamming_spill.c
+ *	  The Hamming batch functions when the input exceeds work_mem: the
+ *	  permuted tables of Manku, Jain and Das Sarma (WWW 2007, s.3) as their
+ *	  map-reduce (s.4, and the engineering wiki's Hadoop jobs), run through
+ *	  temporary files: for every table each row is written, under the
+ *	  table's prefix, into a partition file chosen by the prefix; each
+ *	  partition is then sorted in memory and its runs of equal prefix are
+ *	  compared (batch_sort.c).  The records carry the fingerprint and the
+ *	  id, so nothing is read at random.
+ *
+ * hamming_clusters first groups equal fingerprints the same way (Broder et
+ * al. 1997, "identical documents"): their rows are one component at once
+ * and only the first row of a group enters the tables, so a spike of a
+ * million copies of one fingerprint costs one entry per table.
+ *
+ * A verified call (batch_verify.c) neither groups nor reports at once: each
+ * table's owned pairs within the radius become candidates of a
+ * BatchPairSet, and the merges of batch_pairs.c bring both rows' values
+ * together for the check at the end.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "hamming_batch.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* A row under one table's key. */
+typedef struct SpillRec
+{
+	uint64		key;			/* the table's prefix, mixed (a bijection) */
+	uint64		fp;
+	int64		id;
+	uint32		row;
+	uint32		side;
+} SpillRec;
+
+/* What the partition callback needs. */
+typedef struct SpillScan
+{
+	HammingBatch *hb;
+	uint64		set;			/* blocks of the table */
+	uint8	   *member;			/* clusters: rows left out of the tables */
+	bool		have_prev;		/* grouping: the current fingerprint */
+	uint64		prev_key;
+	uint32		prev_row;
+} SpillScan;
+
+/* Is bit i of a bitmap set? */
+static inline bool
+bit_is_set(const uint8 *bits, uint32 i)
+{
+	return (bits[i / 8] & (1 << (i % 8))) != 0;
+}
+
+/*
+ * Partition callback of the grouping pass: rows of equal fingerprints are
+ * one node, the first of them its entry in the tables (a run may span
+ * calls).
+ */
+static void
+group_runs(void *arg, char *records, uint64 count)
+{
+	SpillScan  *scan = (SpillScan *) arg;
+	SpillRec   *recs = (SpillRec *) records;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!scan->have_prev || recs[i].key != scan->prev_key)
+		{
+			scan->have_prev = true;
+			scan->prev_key = recs[i].key;
+			scan->prev_row = recs[i].row;
+			continue;
+		}
+		batch_uf_union(&scan->hb->uf, scan->prev_row, recs[i].row);
+		scan->member[recs[i].row / 8] |= (uint8) (1 << (recs[i].row % 8));
+	}
+}
+
+/* Group equal fingerprints of spilled rows (hamming_clusters). */
+static void
+group_spilled(HammingBatch *hb, uint8 *member)
+{
+	BatchCall  *call = hb->call;
+	BatchPartitions *parts;
+	BatchRow	row;
+	SpillScan	scan;
+
+	parts = batch_partitions_begin(call, sizeof(SpillRec), hb->rows.nrows,
+								   call->mem_limit);
+	batch_rows_rewind(&hb->rows);
+	while (batch_rows_next(&hb->rows, &row))
+	{
+		SpillRec	rec;
+
+		memset(&rec, 0, sizeof(rec));
+		memcpy(&rec.fp, row.payload, sizeof(uint64));
+		rec.key = nddup_fmix64(rec.fp);
+		rec.row = row.row;
+		batch_partitions_put(parts, &rec);
+	}
+	memset(&scan, 0, sizeof(scan));
+	scan.hb = hb;
+	scan.member = member;
+	batch_partitions_sort_each(parts, group_runs, &scan, false);
+	batch_partitions_end(parts);
+}
+
+/* Compare all pairs of one run of rows sharing a table's prefix. */
+static void
+scan_run(SpillScan *scan, const SpillRec *r, uint64 len)
+{
+	HammingBatch *hb = scan->hb;
+	BatchCall  *call = hb->call;
+	const HammingLayout *L = &hb->layout;
+	int			k = hb->radius;
+
+	for (uint64 a = 0; a + 1 < len; a++)
+	{
+		if ((a & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (uint64 b = a + 1; b < len; b++)
+		{
+			uint64		x = r[a].fp ^ r[b].fp;
+			int			dist = __builtin_popcountll(x);
+
+			if (dist > k)
+				continue;
+			if (call->mode == BATCH_JOIN && r[a].side == r[b].side)
+				continue;
+			if (hb->candidates)
+			{
+				if (L->m == 0 || hamming_table_owns_pair(L, scan->set, x))
+					batch_pairs_add(hb->candidates, r[a].row, r[b].row);
+				continue;
+			}
+			if (call->mode == BATCH_CLUSTER)
+			{
+				batch_uf_union(&hb->uf, r[a].row, r[b].row);
+				continue;
+			}
+			if (L->m > 0 && !hamming_table_owns_pair(L, scan->set, x))
+				continue;
+			if (call->mode == BATCH_JOIN)
+			{
+				if (r[a].side == 0)
+					batch_put_pair(call, r[a].id, r[b].id, Int32GetDatum(dist));
+				else
+					batch_put_pair(call, r[b].id, r[a].id, Int32GetDatum(dist));
+			}
+			else
+				batch_put_ordered_pair(call, r[a].id, r[b].id, Int32GetDatum(dist));
+		}
+	}
+}
+
+/*
+ * Verify a candidate pair (x the earlier row, so the side-0 row of a join)
+ * and report or link it.
+ */
+static void
+verify_candidate(void *arg, const BatchCarried *x, const BatchRow *y)
+{
+	HammingBatch *hb = (HammingBatch *) arg;
+	BatchCall  *call = hb->call;
+	uint64		fx;
+	uint64		fy;
+	double		similarity;
+	int			dist;
+
+	if (!batch_verify_pair(&hb->verify, x->extra, x->extra_len, x->flags,
+						   y->extra, y->extra_len, y->flags, &similarity))
+		return;
+	memcpy(&fx, x->payload, sizeof(uint64));
+	memcpy(&fy, y->payload, sizeof(uint64));
+	dist = __builtin_popcountll(fx ^ fy);
+	if (call->mode == BATCH_CLUSTER)
+		batch_uf_union(&hb->uf, x->row, y->row);
+	else if (call->mode == BATCH_JOIN)
+		batch_put_pair(call, x->id, y->id, Int32GetDatum(dist));
+	else
+		batch_put_ordered_pair(call, x->id, y->id, Int32GetDatum(dist));
+}
+
+/* Partition callback of a table: cut the sorted records into runs. */
+static void
+table_runs(void *arg, char *records, uint64 count)
+{
+	SpillScan  *scan = (SpillScan *) arg;
+	SpillRec   *recs = (SpillRec *) records;
+
+	for (uint64 s = 0; s < count;)
+	{
+		uint64		e = s + 1;
+
+		while (e < count && recs[e].key == recs[s].key)
+			e++;
+		if (e - s > 1)
+			scan_run(scan, recs + s, e - s);
+		else if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		s = e;
+	}
+}
+
+/*
+ * The tables over spilled rows: per table, every row (every first row of a
+ * group, for clusters) goes into the partition of its prefix; each
+ * partition is sorted and its runs compared.
+ */
+void
+hamming_tables_spilled(HammingBatch *hb)
+{
+	BatchCall  *call = hb->call;
+	BatchRows  *rows = &hb->rows;
+	HammingLayout *L = &hb->layout;
+	uint8	   *member = NULL;
+	int			sel[64];
+	double		tno = 0;
+	MemoryContext old = MemoryContextSwitchTo(call->cxt);
+
+	if (hb->verify.active)
+		hb->candidates = batch_pairs_begin(rows);
+	else if (call->mode == BATCH_CLUSTER)
+	{
+		member = palloc0(rows->nrows / 8 + 1);
+		group_spilled(hb, member);
+	}
+	hamming_choose_layout(hb, (double) rows->nrows, true, 64);
+	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
+			  call->fname, (unsigned long long) rows->nrows, hb->radius,
+			  L->m, L->ntables, work_mem);
+
+	memset(sel, 0, sizeof(sel));
+	if (L->m > 0)
+		hamming_first_table(L, sel);
+	do
+	{
+		BatchPartitions *parts;
+		BatchRow	row;
+		SpillScan	scan;
+
+		parts = batch_partitions_begin(call, sizeof(SpillRec), rows->nrows,
+									   call->mem_limit);
+		batch_rows_rewind(rows);
+		while (batch_rows_next(rows, &row))
+		{
+			SpillRec	rec;
+
+			if (member && bit_is_set(member, row.row))
+				continue;
+			memset(&rec, 0, sizeof(rec));
+			memcpy(&rec.fp, row.payload, sizeof(uint64));
+			rec.key = L->m > 0 ? nddup_fmix64(hamming_table_key(L, sel, rec.fp)) : 0;
+			rec.id = row.id;
+			rec.row = row.row;
+			rec.side = (row.flags & BATCH_ROW_SIDE1) ? 1 : 0;
+			batch_partitions_put(parts, &rec);
+		}
+		memset(&scan, 0, sizeof(scan));
+		scan.hb = hb;
+		scan.set = L->m > 0 ? hamming_table_blockset(L, sel) : 0;
+		scan.member = member;
+		batch_partitions_sort_each(parts, table_runs, &scan, true);
+		batch_partitions_end(parts);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	} while (L->m > 0 && hamming_next_table(L, sel));
+
+	if (hb->candidates)
+		batch_pairs_verify(hb->candidates, verify_candidate, hb);
+	if (member)
+		pfree(member);
+	MemoryContextSwitchTo(old);
+}

@@ -1,0 +1,303 @@
+/*-------------------------------------------------------------------------
+ *
+ * set_filter.c
+ *	  The filters of the exact resemblance join of shingle sets, shared by
+ *	  the in-memory and the spilled path: the document frequencies and the
+ *	  global order of the shingles, the prefixes, the length filter, the
+ *	  exact measure, and the output of a verified pair.
+ *
+ * Prefix filtering (Chaudhuri, Ganti and Kaushik, ICDE 2006; Bayardo, Ma
+ * and Srikant, WWW 2007, s.4): order all shingles globally, rarest first
+ * (document frequency over the input, then hash).  Two sets sharing o >=
+ * alpha shingles have their first common shingle w among the first
+ * |x| - alpha + 1 shingles of each: the shingles of x before w are not
+ * common, so there are at most |x| - o of them.  A pair whose Jaccard
+ * reaches t has o >= t |x u y| >= t max(|x|, |y|), so alpha = floor(t |x|)
+ * (at least 1) is safe for each set on its own (floor rather than ceil
+ * keeps the guarantee when t |x| is an integer up to rounding).  For
+ * containment of x in y (o >= t |x|) only x's prefix is needed, against all
+ * of y's shingles.  The sets sharing a prefix shingle are the candidates; a
+ * length filter (t |y| <= |x| for Jaccard) drops some, and each is verified
+ * with the exact measure, computed as jaccard() and containment() compute
+ * it.
+ *
+ * The document frequencies come from a table of at most df_max shingles
+ * (within a share of work_mem): shingles first seen once it is full count 0,
+ * i.e. rare.  Any total order keeps the answer exact; rarest first keeps the
+ * candidate lists short (frequent shingles, boilerplate, come last and so
+ * seldom in a prefix).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "set_batch.h"
+
+#include "common/hashfn.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* the document-frequency table: simplehash keyed by the shingle's hash */
+#define SH_PREFIX setdf
+#define SH_ELEMENT_TYPE SetDfEntry
+#define SH_KEY_TYPE uint64
+#define SH_KEY hash
+#define SH_HASH_KEY(tb, key) ((uint32) (nddup_fmix64(key) >> 32))
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* An empty document-frequency table in memory context cxt. */
+struct setdf_hash *
+set_df_create(MemoryContext cxt)
+{
+	return setdf_create(cxt, 1024, NULL);
+}
+
+/* The number of distinct shingles counted. */
+uint64
+set_df_size(SetBatch *sb)
+{
+	return sb->df->members;
+}
+
+/* The document frequency of a shingle (0 if it was not admitted). */
+uint32
+set_df(SetBatch *sb, uint64 hash)
+{
+	SetDfEntry *e = setdf_lookup(sb->df, hash);
+
+	return e ? e->df : 0;
+}
+
+/* Count the shingles of a set in the document-frequency table. */
+void
+set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
+{
+	for (uint32 i = 0; i < n; i++)
+	{
+		SetDfEntry *e;
+		bool		found;
+
+		if (sb->df->members >= sb->df_max)
+		{
+			e = setdf_lookup(sb->df, items[i]);
+			if (e)
+				e->df++;
+			continue;
+		}
+		e = setdf_insert(sb->df, items[i], &found);
+		e->df = found ? e->df + 1 : 1;
+	}
+}
+
+/* qsort comparator of order keys. */
+static int
+order_key_cmp(const void *a, const void *b)
+{
+	return set_order_cmp((const SetOrderKey *) a, (const SetOrderKey *) b);
+}
+
+/*
+ * The prefix of a set of n hashes: its first n - alpha + 1 shingles in the
+ * global order, as hashes into prefix (in that order); returns their
+ * number.
+ */
+static uint32
+set_prefix(SetBatch *sb, const uint64 *items, uint32 n, uint64 *prefix)
+{
+	SetOrderKey *keys;
+	uint32		alpha = (uint32) Max(floor(sb->threshold * n), 1.0);
+	uint32		p = alpha > n ? 1 : n - alpha + 1;
+
+	if (n == 0)
+		return 0;
+	keys = palloc(sizeof(SetOrderKey) * n);
+	for (uint32 i = 0; i < n; i++)
+	{
+		keys[i].df = set_df(sb, items[i]);
+		keys[i].hash = items[i];
+	}
+	qsort(keys, n, sizeof(SetOrderKey), order_key_cmp);
+	for (uint32 i = 0; i < p; i++)
+		prefix[i] = keys[i].hash;
+	pfree(keys);
+	return p;
+}
+
+/*
+ * The shingles a row is entered under, into tokens (room for n), with
+ * is_prefix[i] telling whether tokens[i] is in the row's prefix; returns
+ * their number.  Jaccard: the prefix.  Containment join: query_a's rows
+ * their prefix, query_b's every shingle.  Containment pairs: every
+ * shingle, the prefix marked (the smaller set of a pair must meet the
+ * larger with a prefix shingle).  Documents without shingles, and samples
+ * that kept none, are entered under none.
+ */
+uint32
+set_row_tokens(SetBatch *sb, const uint64 *items, uint32 n, uint8 flags,
+			   uint64 *tokens, bool *is_prefix)
+{
+	uint32		p;
+	uint32		m;
+
+	if (flags & (ROW_EMPTY | ROW_NO_SAMPLE))
+		return 0;
+	p = set_prefix(sb, items, n, tokens);
+	for (uint32 i = 0; i < p; i++)
+		is_prefix[i] = true;
+	if (sb->measure == SET_JACCARD ||
+		(sb->call->mode == BATCH_JOIN && !(flags & BATCH_ROW_SIDE1)))
+		return p;
+	/* every shingle: the prefix ones first, then the others */
+	m = p;
+	for (uint32 i = 0; i < n; i++)
+	{
+		bool		in_prefix = false;
+
+		for (uint32 j = 0; j < p && !in_prefix; j++)
+			in_prefix = tokens[j] == items[i];
+		if (in_prefix)
+			continue;
+		tokens[m] = items[i];
+		is_prefix[m] = false;
+		m++;
+	}
+	return m;
+}
+
+/*
+ * May two rows met under one shingle be a candidate pair?  Not a row with
+ * itself; a join pairs the two inputs only; Jaccard needs the shingle in
+ * both prefixes; containment in the prefix of the set that must be
+ * contained (query_a's row of a join; the smaller set of a pair, ties by
+ * row number).  Then the length filter.
+ */
+bool
+set_candidate(const SetBatch *sb, uint32 rowa, uint32 na, uint8 fa, bool pa,
+			  uint32 rowb, uint32 nb, uint8 fb, bool pb)
+{
+	if (rowa == rowb)
+		return false;
+	if (sb->call->mode == BATCH_JOIN && !((fa ^ fb) & BATCH_ROW_SIDE1))
+		return false;
+	if (sb->measure == SET_JACCARD)
+	{
+		if (!pa || !pb)
+			return false;
+	}
+	else if (sb->call->mode == BATCH_JOIN)
+	{
+		if (!((fa & BATCH_ROW_SIDE1) ? pb : pa))
+			return false;
+	}
+	else
+	{
+		bool		a_smaller = na < nb || (na == nb && rowa < rowb);
+
+		if (!(a_smaller ? pa : pb))
+			return false;
+	}
+	return set_length_ok(sb, na, fa, nb, fb);
+}
+
+/*
+ * The length filter: can sets of sizes na and nb reach the threshold?
+ * Jaccard is at most min / max; containment of a set is at most 1 whatever
+ * the sizes.  Conservative by a rounding margin.
+ */
+bool
+set_length_ok(const SetBatch *sb, uint32 na, uint8 fa, uint32 nb, uint8 fb)
+{
+	if (sb->measure != SET_JACCARD)
+		return true;
+	if (na == 0 || nb == 0)
+		return na == nb;
+	return (double) Min(na, nb) >= sb->threshold * (double) Max(na, nb) * (1.0 - 1e-12);
+}
+
+/*
+ * The measure of two sets (hashes ascending) and whether it reaches the
+ * threshold, as jaccard() and containment() compute it; also the first
+ * common shingle in the global order, for the in-memory path's rule that
+ * a pair is reported by that shingle's run only.
+ */
+bool
+set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
+			const uint64 *b, uint32 nb, uint8 fb, double *score,
+			SetOrderKey *first_common)
+{
+	uint32		i = 0;
+	uint32		j = 0;
+	uint64		common = 0;
+	double		denom;
+
+	if ((fa | fb) & ROW_NO_SAMPLE)
+		return false;
+	if ((fa & ROW_EMPTY) || (fb & ROW_EMPTY))
+	{
+		/* r(empty, empty) = 1, r(empty, B) = 0; no containment pairs */
+		*score = 1.0;
+		return sb->measure == SET_JACCARD && (fa & ROW_EMPTY) && (fb & ROW_EMPTY);
+	}
+	if (first_common)
+		first_common->df = PG_UINT32_MAX;
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else
+		{
+			if (first_common)
+			{
+				SetOrderKey k;
+
+				k.df = set_df(sb, a[i]);
+				k.hash = a[i];
+				if (common == 0 || set_order_cmp(&k, first_common) < 0)
+					*first_common = k;
+			}
+			common++;
+			i++;
+			j++;
+		}
+	}
+	if (sb->measure == SET_JACCARD)
+		denom = (double) ((uint64) na + nb - common);
+	else if (sb->call->mode == BATCH_JOIN)
+		denom = (double) ((fa & BATCH_ROW_SIDE1) ? nb : na);
+	else
+		denom = (double) Min(na, nb);
+	if (denom <= 0)
+		return false;
+	*score = (double) common / denom;
+	return *score >= sb->threshold;
+}
+
+/* A verified pair of rows: emit it, or link it (clusters). */
+void
+set_found(SetBatch *sb, uint32 x, int64 idx, uint8 fx, uint32 y, int64 idy,
+		  uint8 fy, double score)
+{
+	BatchCall  *call = sb->call;
+
+	if (call->mode == BATCH_CLUSTER)
+		batch_uf_union(&sb->uf, x, y);
+	else if (call->mode == BATCH_JOIN)
+	{
+		if (fx & BATCH_ROW_SIDE1)
+			batch_put_pair(call, idy, idx, Float8GetDatum(score));
+		else
+			batch_put_pair(call, idx, idy, Float8GetDatum(score));
+	}
+	else
+		batch_put_ordered_pair(call, idx, idy, Float8GetDatum(score));
+}
+

@@ -1,0 +1,413 @@
+/*-------------------------------------------------------------------------
+ *
+ * sketch_spill.c
+ *	  The sketch batch functions when the input exceeds work_mem, through
+ *	  temporary files (batch_sort.c), in the shape of Broder et al.'s
+ *	  clustering (1997, s.3: every step a sort or a merge of files).
+ *
+ * min-hash: the same exact bands as the in-memory path, band by band: the
+ * rows go into partition files under the key of their band, each partition
+ * is sorted and every pair inside a run of equal keys is a candidate.  The
+ * candidates of all bands are verified by two merges with the rows
+ * (batch_pairs.c), so each row's values are read sequentially, never at
+ * random, and the memory used is that of one partition at a time.  Empty
+ * documents (resemblance 1 with each other only) are paired from a file of
+ * their own; for clusters, identical sketches are grouped first (one node,
+ * one entry per band).
+ *
+ * super-shingles: the arrays are short (a few 8-byte values), so each
+ * position's entries carry the whole array and a run is verified in place.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "sketch_batch.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* A row under the key of one band. */
+typedef struct BandRec
+{
+	uint64		key;
+	uint32		row;
+	uint32		flags;
+} BandRec;
+
+/* A row under a hash of all its values (grouping), with the values. */
+#define GROUP_ROW(rec)		((int64 *) ((rec) + 8))
+#define GROUP_VALUES(rec)	((uint32 *) ((rec) + 16))
+
+/* State of the spilled min-hash search. */
+typedef struct SpillSearch
+{
+	SketchBatch *sb;
+	BatchPairSet *pairs;		/* candidates of every band */
+	uint8	   *member;			/* clusters: rows left out of the bands */
+	int			group_size;		/* bytes of a grouping record */
+	char	   *leader;			/* grouping: first record of the current run */
+	bool		have_leader;
+} SpillSearch;
+
+/* Is bit i of a bitmap set? */
+static inline bool
+bit_is_set(const uint8 *bits, uint32 i)
+{
+	return (bits[i / 8] & (1 << (i % 8))) != 0;
+}
+
+/* A pair of sketches of empty documents: resemblance 1. */
+static void
+empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
+{
+	sketch_put_pair((SketchBatch *) arg, ida, fa, idb, fb, 1.0);
+}
+
+/*
+ * Partition callback of the grouping pass (clusters): a record whose values
+ * equal those of the first record of its run of equal hashes joins that
+ * record's group (a run may span calls; a rare hash collision only leaves
+ * two groups apart, which the bands then link).
+ */
+static void
+group_runs(void *arg, char *records, uint64 count)
+{
+	SpillSearch *ss = (SpillSearch *) arg;
+	SketchBatch *sb = ss->sb;
+	size_t		vbytes = sizeof(uint32) * sb->k;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		char	   *ri = records + i * ss->group_size;
+		uint32		rowi = (uint32) *GROUP_ROW(ri);
+
+		if ((i & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!ss->have_leader || memcmp(ri, ss->leader, 8) != 0)
+		{
+			memcpy(ss->leader, ri, ss->group_size);
+			ss->have_leader = true;
+			continue;
+		}
+		if (memcmp(GROUP_VALUES(ri), GROUP_VALUES(ss->leader), vbytes) == 0)
+		{
+			batch_uf_union(&sb->uf, (uint32) *GROUP_ROW(ss->leader), rowi);
+			ss->member[rowi / 8] |= (uint8) (1 << (rowi % 8));
+		}
+	}
+}
+
+/*
+ * Group identical sketches of spilled rows (clusters): records keyed by a
+ * hash of all values, carrying the values; members of a group are linked to
+ * its first row and left out of the bands.
+ */
+static void
+group_identical_spilled(SpillSearch *ss)
+{
+	SketchBatch *sb = ss->sb;
+	BatchCall  *call = sb->call;
+	BatchPartitions *parts;
+	BatchRow	row;
+	char	   *rec;
+
+	ss->group_size = MAXALIGN(16 + sizeof(uint32) * sb->k);
+	rec = palloc0(ss->group_size);
+	parts = batch_partitions_begin(call, ss->group_size, sb->rows.nrows, call->mem_limit);
+	batch_rows_rewind(&sb->rows);
+	while (batch_rows_next(&sb->rows, &row))
+	{
+		uint64		key;
+
+		if (row.flags & ROW_EMPTY)
+			continue;
+		key = sketch_band_key((const uint32 *) row.payload, sb->k);
+		memcpy(rec, &key, sizeof(uint64));
+		*GROUP_ROW(rec) = row.row;
+		memcpy(GROUP_VALUES(rec), row.payload, sizeof(uint32) * sb->k);
+		batch_partitions_put(parts, rec);
+	}
+	ss->leader = palloc(ss->group_size);
+	ss->have_leader = false;
+	batch_partitions_sort_each(parts, group_runs, ss, false);
+	batch_partitions_end(parts);
+	pfree(rec);
+}
+
+/* Partition callback of a band: every pair of a run is a candidate. */
+static void
+band_runs(void *arg, char *records, uint64 count)
+{
+	SpillSearch *ss = (SpillSearch *) arg;
+	SketchBatch *sb = ss->sb;
+	BandRec    *recs = (BandRec *) records;
+
+	for (uint64 s = 0; s < count;)
+	{
+		uint64		e = s + 1;
+
+		while (e < count && recs[e].key == recs[s].key)
+			e++;
+		for (uint64 a = s; a + 1 < e; a++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			for (uint64 b = a + 1; b < e; b++)
+			{
+				if (sb->call->mode == BATCH_JOIN &&
+					!((recs[a].flags ^ recs[b].flags) & BATCH_ROW_SIDE1))
+					continue;
+				if (sb->call->mode == BATCH_CLUSTER &&
+					batch_uf_find(&sb->uf, recs[a].row) == batch_uf_find(&sb->uf, recs[b].row))
+					continue;
+				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
+			}
+		}
+		if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		s = e;
+	}
+}
+
+/*
+ * Verify a candidate pair with the estimate (two sketches of empty
+ * documents: 1), then with the verification values when the call verifies;
+ * report (or link) it.
+ */
+static void
+verify_pair(void *arg, const BatchCarried *x, const BatchRow *y)
+{
+	SketchBatch *sb = (SketchBatch *) arg;
+	double		res;
+
+	if ((x->flags & ROW_EMPTY) && (y->flags & ROW_EMPTY))
+		res = 1.0;
+	else
+	{
+		int			e = sketch_equal_count((const uint32 *) x->payload,
+										   (const uint32 *) y->payload, sb->k);
+
+		if (e < sb->emin)
+			return;
+		res = nddup_minhash_estimate(e, sb->k, sb->params->bits);
+	}
+	if (sb->verify.active &&
+		!batch_verify_pair(&sb->verify, x->extra, x->extra_len, x->flags,
+						   y->extra, y->extra_len, y->flags, &res))
+		return;
+	if (sb->call->mode == BATCH_CLUSTER)
+		batch_uf_union(&sb->uf, x->row, y->row);
+	else
+		sketch_put_pair(sb, x->id, x->flags, y->id, y->flags, res);
+}
+
+/*
+ * A verified call: every pair of sketches of empty documents (of a join,
+ * one from each side) is a candidate, verified with the others.
+ */
+static void
+empty_candidates(SpillSearch *ss)
+{
+	SketchBatch *sb = ss->sb;
+	BatchRows  *rows = &sb->rows;
+	BatchRow	row;
+	uint32	   *empty = NULL;
+	uint8	   *eflags = NULL;
+	uint64		n = 0;
+	uint64		cap = 0;
+
+	batch_rows_rewind(rows);
+	while (batch_rows_next(rows, &row))
+	{
+		if (!(row.flags & ROW_EMPTY))
+			continue;
+		if (n == cap)
+		{
+			cap = Max(cap * 2, 1024);
+			empty = empty ? repalloc_huge(empty, cap * sizeof(uint32)) :
+				MemoryContextAllocHuge(sb->call->cxt, cap * sizeof(uint32));
+			eflags = eflags ? repalloc_huge(eflags, cap) :
+				MemoryContextAllocHuge(sb->call->cxt, cap);
+		}
+		empty[n] = row.row;
+		eflags[n++] = row.flags;
+	}
+	for (uint64 i = 0; i + 1 < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 j = i + 1; j < n; j++)
+			if (sb->call->mode != BATCH_JOIN ||
+				((eflags[i] ^ eflags[j]) & BATCH_ROW_SIDE1))
+				batch_pairs_add(ss->pairs, empty[i], empty[j]);
+	}
+	if (empty)
+	{
+		pfree(empty);
+		pfree(eflags);
+	}
+}
+
+/*
+ * All pairs of spilled min-hash sketches reaching the threshold (see the
+ * file header).  A threshold every pair meets (emin = 0) makes one cluster
+ * of everything, and is refused for pairs: the result would be every pair
+ * of more rows than work_mem holds.
+ */
+void
+sketch_pairs_spilled(SketchBatch *sb)
+{
+	BatchCall  *call = sb->call;
+	BatchRows  *rows = &sb->rows;
+	SpillSearch ss;
+	int			r = sb->nrowsband;
+
+	if (sb->emin == 0 && call->mode == BATCH_CLUSTER && !sb->verify.active)
+	{
+		/* every pair is linked: one component */
+		for (uint64 x = 1; x < rows->nrows; x++)
+			batch_uf_union(&sb->uf, 0, (uint32) x);
+		return;
+	}
+	if (sb->emin == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: threshold %g is met by every pair of %llu rows",
+						call->fname, sb->threshold, (unsigned long long) rows->nrows),
+				 errdetail("The result would be every pair of more rows than work_mem (%d kB) holds.",
+						   work_mem),
+				 errhint("Use a threshold above 0.")));
+	memset(&ss, 0, sizeof(ss));
+	ss.sb = sb;
+	batch_log(call, "%s: %llu rows through temporary files (work_mem %d kB)",
+			  call->fname, (unsigned long long) rows->nrows, work_mem);
+
+	ss.pairs = batch_pairs_begin(rows);
+	if (sb->verify.active)
+		empty_candidates(&ss);
+	else
+	{
+		batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
+		if (call->mode == BATCH_CLUSTER)
+		{
+			ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
+			group_identical_spilled(&ss);
+		}
+	}
+
+	/* candidates of every band */
+	for (int j = 0; j < sb->nbands; j++)
+	{
+		BatchPartitions *band = batch_partitions_begin(call, sizeof(BandRec),
+													   rows->nrows, call->mem_limit);
+		BatchRow	row;
+
+		batch_rows_rewind(rows);
+		while (batch_rows_next(rows, &row))
+		{
+			BandRec		rec;
+
+			if (row.flags & ROW_EMPTY)
+				continue;
+			if (ss.member && bit_is_set(ss.member, row.row))
+				continue;
+			rec.key = sketch_band_key((const uint32 *) row.payload + j * r, r);
+			rec.row = row.row;
+			rec.flags = row.flags;
+			batch_partitions_put(band, &rec);
+		}
+		batch_partitions_sort_each(band, band_runs, &ss, true);
+		batch_partitions_end(band);
+		batch_report_progress(call, "band", j + 1, sb->nbands);
+	}
+	batch_pairs_verify(ss.pairs, verify_pair, sb);
+	if (ss.member)
+		pfree(ss.member);
+}
+
+/* Partition callback of a super-shingle position. */
+typedef struct SuperScan
+{
+	SketchBatch *sb;
+	int			p;				/* the position */
+	int			record_size;
+} SuperScan;
+
+/* The parts of a super-shingle record: key, id, the array. */
+#define SUPER_ID(rec)		((int64 *) ((rec) + 8))
+#define SUPER_VALUES(rec)	((int64 *) ((rec) + 16))
+
+/* Compare the pairs of each run of equal super-shingles at position p. */
+static void
+super_runs(void *arg, char *records, uint64 count)
+{
+	SuperScan  *scan = (SuperScan *) arg;
+	SketchBatch *sb = scan->sb;
+	int			s = sb->k;
+	int			p = scan->p;
+	int			rs = scan->record_size;
+
+	for (uint64 a = 0; a < count;)
+	{
+		uint64		e = a + 1;
+
+		while (e < count && memcmp(records + e * rs, records + a * rs, 8) == 0)
+			e++;
+		for (uint64 x = a; x + 1 < e; x++)
+		{
+			const int64 *u = SUPER_VALUES(records + x * rs);
+
+			CHECK_FOR_INTERRUPTS();
+			for (uint64 y = x + 1; y < e; y++)
+			{
+				int			matches = super_matches_from(u, SUPER_VALUES(records + y * rs), s, p);
+
+				if (matches == 0)
+					continue;
+				sb->call->ncand++;
+				if (matches < sb->match_r)
+					continue;
+				batch_put_ordered_pair(sb->call, *SUPER_ID(records + x * rs),
+									   *SUPER_ID(records + y * rs), Int32GetDatum(matches));
+			}
+		}
+		a = e;
+	}
+}
+
+/*
+ * Broder's super-shingle pairs over spilled rows: the rule of the in-memory
+ * path, position by position, each entry carrying its whole array.
+ */
+void
+sketch_super_pairs_spilled(SketchBatch *sb)
+{
+	BatchCall  *call = sb->call;
+	SuperScan	scan;
+	char	   *rec;
+
+	scan.sb = sb;
+	scan.record_size = 16 + sizeof(int64) * sb->k;
+	rec = palloc0(scan.record_size);
+	for (int p = 0; p <= sb->k - sb->match_r; p++)
+	{
+		BatchPartitions *parts = batch_partitions_begin(call, scan.record_size,
+														sb->rows.nrows, call->mem_limit);
+		BatchRow	row;
+
+		batch_rows_rewind(&sb->rows);
+		while (batch_rows_next(&sb->rows, &row))
+		{
+			const int64 *ssv = (const int64 *) row.payload;
+			uint64		key = nddup_fmix64((uint64) ssv[p]);
+
+			memcpy(rec, &key, sizeof(uint64));
+			*SUPER_ID(rec) = row.id;
+			memcpy(SUPER_VALUES(rec), ssv, sizeof(int64) * sb->k);
+			batch_partitions_put(parts, rec);
+		}
+		scan.p = p;
+		batch_partitions_sort_each(parts, super_runs, &scan, true);
+		batch_partitions_end(parts);
+	}
+	pfree(rec);
+}
