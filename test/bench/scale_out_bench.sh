@@ -14,7 +14,7 @@
 #     with two originals.
 #
 #   NDDUP_CITUS_DESTDIR=... test/bench/scale_out_bench.sh [--rows N] [--sketches N]
-#       [--no-r12] [--no-sketches] [--keep]
+#       [--no-r12] [--no-sketches] [--no-batch] [--keep]
 #
 # Defaults: 1,000,000 fingerprints (90 % random, 10 % planted variants of
 # 1-6 flipped bits, as test/bench/batch_bench.sh) and 1,000,000 sketches
@@ -30,12 +30,14 @@ ROWS=1000000
 SKETCHES=1000000
 R12=1
 SK=1
+BATCH=1
 while [ $# -gt 0 ]; do
 	case $1 in
 		--rows) ROWS=$2; shift 2 ;;
 		--sketches) SKETCHES=$2; shift 2 ;;
 		--no-r12) R12=0; shift ;;
 		--no-sketches) SK=0; shift ;;
+		--no-batch) BATCH=0; SK=0; shift ;;
 		--keep) KEEP=1; shift ;;
 		*) echo "unknown option $1"; exit 2 ;;
 	esac
@@ -134,14 +136,20 @@ cpu_ticks() {
 	echo "$total"
 }
 
-# Bytes received on the TCP connections of backend $1 (the measuring
-# session's, whose Citus connections to the workers stay cached).
-coord_bytes_in() {
+# Bytes received so far on each TCP connection of backend $1 (the measuring
+# session's, whose Citus connections to the workers stay cached), as lines
+# "local-address bytes".
+coord_conn_bytes() {
 	ss -tinpH "( dport = :${PORT[worker1]} or dport = :${PORT[worker2]} )" 2>/dev/null |
 		awk -v pid="$1" '
-			/^ESTAB/ { keep = index($0, "pid=" pid ",") > 0; next }
-			keep && match($0, /bytes_received:[0-9]+/) { s += substr($0, RSTART + 15, RLENGTH - 15) }
-			END { print s + 0 }'
+			/^ESTAB/ { keep = index($0, "pid=" pid ","); local = $4; next }
+			keep && match($0, /bytes_received:[0-9]+/) { print local, substr($0, RSTART + 15, RLENGTH - 15) }'
+}
+
+# Bytes received between two coord_conn_bytes snapshots (a connection opened
+# in between counts from 0; one closed in between is lost: an undercount).
+bytes_between() {
+	awk 'NR == FNR { before[$1] = $2; next } { s += $2 - ($1 in before ? before[$1] : 0) } END { print s + 0 }' "$1" "$2"
 }
 
 # One psql session on the coordinator for all measures: sql_session runs a
@@ -164,17 +172,17 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 # Run one call on the coordinator; sets MS, N, RECV (rows received), RBYTES
 # (their payload), NETB (bytes on the wire from the workers), CPU_C/W1/W2 (s).
 measure() {
-	local sql=$1 out c0 w10 w20 b0 c1 w11 w21 b1
+	local sql=$1 out c0 w10 w20 c1 w11 w21
 	c0=$(cpu_ticks coordinator); w10=$(cpu_ticks worker1); w20=$(cpu_ticks worker2)
-	b0=$(coord_bytes_in "$SESSION_PID")
+	coord_conn_bytes "$SESSION_PID" >"$WORKDIR/conn.before"
 	out=$(sql_session "SELECT ms || ' ' || n FROM bench_time(\$q\$$sql\$q\$);")
 	c1=$(cpu_ticks coordinator); w11=$(cpu_ticks worker1); w21=$(cpu_ticks worker2)
-	b1=$(coord_bytes_in "$SESSION_PID")
+	coord_conn_bytes "$SESSION_PID" >"$WORKDIR/conn.after"
 	read -r MS N <<<"$(echo "$out" | grep -E '^[0-9.]+ [0-9]+$' | tail -1)"
 	PAIRS=$(echo "$out" | sed -n 's/.* \([0-9]*\) pairs or edges;.*/\1/p' | tail -1)
 	RECV=$(echo "$out" | sed -n 's/.*received \([0-9]*\) rows (\([0-9]*\) bytes).*/\1/p' | tail -1)
 	RBYTES=$(echo "$out" | sed -n 's/.*received \([0-9]*\) rows (\([0-9]*\) bytes).*/\2/p' | tail -1)
-	NETB=$((b1 - b0))
+	NETB=$(bytes_between "$WORKDIR/conn.before" "$WORKDIR/conn.after")
 	CPU_C=$(echo "scale=2; ($c1 - $c0) / $HZ" | bc)
 	CPU_W1=$(echo "scale=2; ($w11 - $w10) / $HZ" | bc)
 	CPU_W2=$(echo "scale=2; ($w21 - $w20) / $HZ" | bc)
@@ -184,8 +192,6 @@ measure() {
 # A warm-up: the session's connections to the workers are opened and cached
 sql_session "SELECT count(*) FROM fps; SELECT count(*) FROM hamming_pairs('SELECT id, fp FROM fps WHERE id < 1000', 3);" >/dev/null
 
-echo "| call | result rows | one node ms (load) | distributed ms (load) | ratio | pairs (edges) found on the workers | rows to the coordinator (payload bytes) | bytes on the wire to the coordinator | CPU s: coordinator / worker 1 / worker 2 | coordinator share |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
 # One line of the table: label, local call, distributed call.
 row() {
 	local label=$1 lsql=$2 dsql=$3 lms lload
@@ -195,29 +201,34 @@ row() {
 		"${PAIRS:-0} | ${RECV:-0} (${RBYTES:-0}) | $NETB | $CPU_C / $CPU_W1 / $CPU_W2 |"\
 		"$(echo "scale=1; 100 * $CPU_C / ($CPU_C + $CPU_W1 + $CPU_W2 + 0.001)" | bc) % |"
 }
-row "hamming_pairs, radius 3" "SELECT * FROM hamming_pairs('fps_local', 'id', 'fp', 3)" \
-	"SELECT * FROM hamming_pairs('fps', 'id', 'fp', 3)"
-row "hamming_clusters, radius 3, singletons => false" \
-	"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 3, singletons => false)" \
-	"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 3, singletons => false)"
-row "hamming_clusters, radius 3 (one row per id)" \
-	"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 3)" \
-	"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 3)"
-if [ "$R12" = 1 ]; then
-	row "hamming_pairs, radius 12" "SELECT * FROM hamming_pairs('fps_local', 'id', 'fp', 12)" \
-		"SELECT * FROM hamming_pairs('fps', 'id', 'fp', 12)"
-	row "hamming_clusters, radius 12, singletons => false" \
-		"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 12, singletons => false)" \
-		"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 12, singletons => false)"
+
+if [ "$BATCH" = 1 ]; then
+	echo "| call | result rows | one node ms (load) | distributed ms (load) | ratio | pairs (edges) found on the workers | rows to the coordinator (payload bytes) | bytes on the wire to the coordinator | CPU s: coordinator / worker 1 / worker 2 | coordinator share |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	row "hamming_pairs, radius 3" "SELECT * FROM hamming_pairs('fps_local', 'id', 'fp', 3)" \
+		"SELECT * FROM hamming_pairs('fps', 'id', 'fp', 3)"
+	row "hamming_clusters, radius 3, singletons => false" \
+		"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 3, singletons => false)" \
+		"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 3, singletons => false)"
+	row "hamming_clusters, radius 3 (one row per id)" \
+		"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 3)" \
+		"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 3)"
+	if [ "$R12" = 1 ]; then
+		row "hamming_pairs, radius 12" "SELECT * FROM hamming_pairs('fps_local', 'id', 'fp', 12)" \
+			"SELECT * FROM hamming_pairs('fps', 'id', 'fp', 12)"
+		row "hamming_clusters, radius 12, singletons => false" \
+			"SELECT * FROM hamming_clusters('fps_local', 'id', 'fp', 12, singletons => false)" \
+			"SELECT * FROM hamming_clusters('fps', 'id', 'fp', 12, singletons => false)"
+	fi
+	if [ "$SK" = 1 ]; then
+		row "minhash_pairs, threshold 0.8" "SELECT * FROM minhash_pairs('bsk_local', 'id', 's', 0.8)" \
+			"SELECT * FROM minhash_pairs('bsk', 'id', 's', 0.8)"
+		row "minhash_clusters, threshold 0.8, singletons => false" \
+			"SELECT * FROM minhash_clusters('bsk_local', 'id', 's', 0.8, singletons => false)" \
+			"SELECT * FROM minhash_clusters('bsk', 'id', 's', 0.8, singletons => false)"
+	fi
+	echo
 fi
-if [ "$SK" = 1 ]; then
-	row "minhash_pairs, threshold 0.8" "SELECT * FROM minhash_pairs('bsk_local', 'id', 's', 0.8)" \
-		"SELECT * FROM minhash_pairs('bsk', 'id', 's', 0.8)"
-	row "minhash_clusters, threshold 0.8, singletons => false" \
-		"SELECT * FROM minhash_clusters('bsk_local', 'id', 's', 0.8, singletons => false)" \
-		"SELECT * FROM minhash_clusters('bsk', 'id', 's', 0.8, singletons => false)"
-fi
-echo
 
 # ---------------------------------------------------------------- radius query
 cat >"$WORKDIR/radius_local.pgbench" <<'EOF'
