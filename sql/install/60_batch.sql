@@ -46,6 +46,20 @@ CREATE FUNCTION @extschema@.hamming_clusters(rel regclass, id_column name, fp_co
 COMMENT ON FUNCTION @extschema@.hamming_clusters(regclass, name, name, integer, name, boolean, name, float8)
 	IS 'connected components of the within-radius graph of a relation; cluster_id is the earliest member by order_column, else the smallest id; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) link';
 
+-- The relation named by a text: a call whose four arguments are all untyped
+-- literals or parameters resolves to this form (its radius is float8, as
+-- the query form's fourth argument, since float8 is the preferred type of
+-- that position; a radius that is not an integer fails as integer input).
+CREATE FUNCTION @extschema@.hamming_clusters(rel text, id_column name, fp_column name, radius float8,
+	order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	AS $$ SELECT * FROM @extschema@.hamming_clusters(rel::regclass, id_column, fp_column,
+		radius::text::integer, order_column, singletons, verify_column, verify) $$;
+COMMENT ON FUNCTION @extschema@.hamming_clusters(text, name, name, float8, name, boolean, name, float8)
+	IS 'the relation form, the relation named by a text: a call whose arguments are all untyped literals or parameters resolves to it';
+
 CREATE FUNCTION @extschema@.clusters_from_pairs(query text, singletons boolean DEFAULT true)
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'hamming_clusters_from_pairs'

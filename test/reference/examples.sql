@@ -138,6 +138,8 @@ SELECT * FROM hamming_join('SELECT id, fp FROM docs WHERE id < 3', 'SELECT id, f
 SELECT * FROM hamming_clusters('SELECT id, fp, created_at, body FROM docs', 12, verify => 0.5) ORDER BY id
 -- @ hamming_clusters(regclass,name,name,integer,name,boolean,name,double precision)
 SELECT * FROM hamming_clusters('docs', 'id', 'fp', 12, 'created_at') ORDER BY id
+-- @ hamming_clusters(text,name,name,double precision,name,boolean,name,double precision)
+SELECT * FROM hamming_clusters('docs', 'id', 'fp', '12') ORDER BY id
 -- @ clusters_from_pairs(text,boolean)
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3), (7, 8)') ORDER BY id
 -- @ hamming_assign(text,text,integer)
@@ -146,12 +148,16 @@ SELECT * FROM hamming_assign('SELECT id, fp FROM docs WHERE id = 5', 'SELECT id,
 SELECT * FROM minhash_pairs('SELECT id, sk FROM docs', 0.5) ORDER BY 1, 2
 -- @ minhash_pairs(regclass,name,name,double precision,bigint,bigint,name,double precision)
 SELECT * FROM minhash_pairs('docs', 'id', 'sk', 0.4, verify_column => 'body', verify => 0.5) ORDER BY 1, 2
+-- @ minhash_pairs(text,name,name,double precision,bigint,bigint,name,double precision)
+SELECT * FROM minhash_pairs('docs', 'id', 'sk', '0.5') ORDER BY 1, 2
 -- @ minhash_join(text,text,double precision,bigint,bigint,double precision)
 SELECT * FROM minhash_join('SELECT id, sk FROM docs WHERE id < 3', 'SELECT id, sk FROM docs WHERE id >= 3', 0.5) ORDER BY 1, 2
 -- @ minhash_clusters(text,double precision,bigint,bigint,boolean,double precision)
 SELECT * FROM minhash_clusters('SELECT id, sk, created_at, body FROM docs', 0.4, verify => 0.5) ORDER BY id
 -- @ minhash_clusters(regclass,name,name,double precision,name,boolean,name,double precision)
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', 0.5, 'created_at') ORDER BY id
+-- @ minhash_clusters(text,name,name,double precision,name,boolean,name,double precision)
+SELECT * FROM minhash_clusters('docs', 'id', 'sk', '0.5') ORDER BY id
 -- @ super_shingle_pairs(text,integer)
 SELECT * FROM super_shingle_pairs('SELECT id, supers FROM docs') ORDER BY 1, 2
 -- @ shingleset_pairs(text,double precision,text)

@@ -307,6 +307,7 @@ INSERT INTO bad_input.good VALUES
 	('', 'drop_frequent', 'double precision', '0.1'), ('', 'drop_rare', 'double precision', '0.1'),
 	('', 'weight', 'double precision', '1.5'),
 	('', 'rel', 'regclass', '''bad_input.docs'''), ('', 'id_column', 'name', '''id'''),
+	('', 'rel', 'text', '''bad_input.docs'''), ('', 'radius', 'double precision', '3'),
 	('', 'fp_column', 'name', '''fp'''), ('', 'sketch_column', 'name', '''mh'''),
 	('', 'order_column', 'name', '''id'''), ('', 'singletons', 'boolean', 'true'),
 	('', 'set_column', 'name', '''sset'''), ('', 'verify_column', 'name', '''body'''),

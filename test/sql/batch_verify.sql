@@ -257,6 +257,23 @@ SELECT * FROM minhash_pairs('SELECT id, sk FROM vt', 0.3, verify => 0.5);
 SELECT * FROM minhash_pairs('vt', 'id', 'sk', 0.3, verify => 0.5);
 SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, verify => 2);
 
+-- calls whose arguments are all untyped literals or parameters (a driver
+-- that sends every parameter as text) resolve to the relation forms
+SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '16');
+SELECT count(*) FROM minhash_pairs('vt', 'id', 'sk', '0.5');
+SELECT count(*) FROM minhash_clusters('vt', 'id', 'sk', '0.5');
+SELECT count(*) FROM minhash_pairs('vt', 'id', 'sk', 'abc');
+SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '1.5');
+PREPARE untyped(unknown, unknown, unknown, unknown) AS
+	SELECT count(*) FROM hamming_clusters($1, $2, $3, $4);
+EXECUTE untyped('vt', 'id', 'fp', '16');
+DEALLOCATE untyped;
+-- shingleset_clusters cannot tell its two forms apart from four untyped
+-- literals (the query form's fourth argument is the measure, a text): the
+-- threshold is written as a number
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5');
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', 0.5);
+
 DROP FUNCTION mdiff(text);
 DROP TABLE mtruth;
 DROP FUNCTION vdiff(regclass, integer, float8, boolean);

@@ -25,6 +25,16 @@ CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_c
 COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigint, bigint, name, float8)
 	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold)';
 
+CREATE FUNCTION @extschema@.minhash_pairs(rel text, id_column name, sketch_column name,
+	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	AS $$ SELECT * FROM @extschema@.minhash_pairs(rel::regclass, id_column, sketch_column, threshold,
+		bands, "rows", verify_column, verify) $$;
+COMMENT ON FUNCTION @extschema@.minhash_pairs(text, name, name, float8, bigint, bigint, name, float8)
+	IS 'the relation form, the relation named by a text: a call whose arguments are all untyped literals or parameters resolves to it';
+
 CREATE FUNCTION @extschema@.minhash_join(query_a text, query_b text, threshold float8,
 	bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id_a bigint, id_b bigint, resemblance float8)
@@ -50,4 +60,14 @@ CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketc
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean, name, float8)
 	IS 'connected components of the resemblance >= threshold graph of a relation; cluster_id is the earliest member by order_column, else the smallest id; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) link';
+
+CREATE FUNCTION @extschema@.minhash_clusters(rel text, id_column name, sketch_column name,
+	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	AS $$ SELECT * FROM @extschema@.minhash_clusters(rel::regclass, id_column, sketch_column, threshold,
+		order_column, singletons, verify_column, verify) $$;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, name, name, float8, name, boolean, name, float8)
+	IS 'the relation form, the relation named by a text: a call whose arguments are all untyped literals or parameters resolves to it';
 
