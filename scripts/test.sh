@@ -82,6 +82,14 @@ for major in 16 17 18; do
 	fi
 done
 
+# Citus: only where a Citus build is named (test/citus/run.sh says so otherwise)
+if [ -n "${NDDUP_CITUS_DESTDIR:-}" ]; then
+	BUILD=0 bash "$NDDUP_ROOT/test/citus/run.sh"
+	record citus $?
+else
+	bash "$NDDUP_ROOT/test/citus/run.sh"
+fi
+
 echo
 echo "suites: ${passed} passed, ${failed} failed${failed_suites:+ (${failed_suites[*]})}"
 [ "$failed" = 0 ]

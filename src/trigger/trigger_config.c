@@ -13,6 +13,7 @@
 #include "trigger.h"
 
 #include "access/genam.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_trigger.h"
@@ -652,4 +653,51 @@ nddup_dedup_check_tgtype(int16 tgtype, const char *trigname)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" must be fired for INSERT or UPDATE only",
 						trigname)));
+}
+
+/*
+ * The table a trigger's arguments are checked against (nddup_check_trigger,
+ * nddup_original): 42P01 when it does not exist, 42809 when it is not a
+ * table.  Opened with AccessShareLock.
+ */
+Relation
+nddup_dedup_open_table(Oid relid)
+{
+	Relation	rel = try_table_open(relid, AccessShareLock);
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	return rel;
+}
+
+/* Trigger arguments given as a text[] (one-dimensional, no NULLs). */
+char **
+nddup_dedup_args_array(ArrayType *arr, int *nargs)
+{
+	Datum	   *elems;
+	bool	   *elnulls;
+	char	  **args;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("trigger arguments must be a one-dimensional array")));
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elnulls, nargs);
+	args = palloc(sizeof(char *) * (*nargs + 1));
+	for (int i = 0; i < *nargs; i++)
+	{
+		if (elnulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("trigger arguments must not contain nulls")));
+		args[i] = TextDatumGetCString(elems[i]);
+	}
+	return args;
 }

@@ -360,7 +360,17 @@ INSERT INTO bad_input.good VALUES
 	('minhash_in', '', 'cstring', '''kperm k=1 seed=0 size=3 unit=word bits=32: 01'''),
 	('imatch_lexicon_in', '', 'cstring', '''lexicon ndocs=1 drop_frequent=0.1 drop_rare=0.1: 01'''),
 	('minhash_query_in', '', 'cstring', '''jaccard>=0.5 kperm k=1 seed=0 size=3 unit=word bits=32: 01'''),
-	('shingleset_query_in', '', 'cstring', '''jaccard>=0.5 exact size=3 unit=word n=1: 01''');
+	('shingleset_query_in', '', 'cstring', '''jaccard>=0.5 exact size=3 unit=word n=1: 01'''),
+	('', 'blocks', 'integer', '5'), ('', 'fps', 'simhash64[]', '''{0123456789abcdef,0123456789abcdee}'''),
+	('', 'sides', 'smallint[]', 'NULL'), ('nddup_hamming_key_group', 'mode', 'integer', '0'),
+	('', '', 'tid', '''(0,1)'''),
+	('', '', 'simhash_agg_state', '(''n=1'' || repeat('' 3ff0000000000000'', 64))::simhash_agg_state'),
+	('simhash_agg_state_in', '', 'cstring', '(''n=1'' || repeat('' 3ff0000000000000'', 64))::cstring'),
+	('nddup_original', 'rel', 'regclass', '''bad_input.posts'''),
+	('nddup_original', 'args', 'text[]', '''{fingerprint=fp,source=body,radius=3}'''),
+	('nddup_original', 'value', '"any"', '''the quick brown fox jumps over the lazy dog''::text'),
+	('nddup_original', 'id_type', 'anyelement', 'NULL::bigint'),
+	('nddup_original', 'scope', '"any"', '1');
 CREATE TABLE bad_input.bad (argname text, typ regtype, expr text);
 INSERT INTO bad_input.bad VALUES
 	('', 'integer', '0'), ('', 'integer', '-1'), ('', 'integer', '2147483647'), ('', 'integer', '-2147483648'),
@@ -413,7 +423,12 @@ INSERT INTO bad_input.bad VALUES
 	('', 'minhash_query', 'similar_to(minhash(''a b c'', 8), 0.5)'),
 	('', 'minhash_query', 'similar_to(minhash(''a b c'', 16), 0)'),
 	('', 'shingleset_query', 'containing(shingle_mod(''a b c d'', 1000), 1)'),
-	('', 'shingleset_query', 'similar_to(shingle_set(''a b c'', 2), 0.5)');
+	('', 'shingleset_query', 'similar_to(shingle_set(''a b c'', 2), 0.5)'),
+	('', 'simhash64[]', '''{}'''), ('', 'simhash64[]', '''{NULL}'''), ('', 'simhash64[]', '''{{0,1},{2,3}}'''),
+	('sides', 'smallint[]', '''{0}'''), ('sides', 'smallint[]', '''{0,NULL}'''), ('sides', 'smallint[]', '''{0,1}'''),
+	('', 'tid', '''(4294967295,65535)'''), ('', 'tid', '''(0,0)'''),
+	('', 'simhash_agg_state', '(''n=0'' || repeat('' fff0000000000000'', 64))::simhash_agg_state'),
+	('', 'simhash_agg_state', '(''n=9223372036854775807'' || repeat('' 7fefffffffffffff'', 64))::simhash_agg_state');
 CREATE VIEW bad_input.docs_view AS SELECT * FROM bad_input.docs;
 
 -- the arguments of each callable function, with a valid value for each
