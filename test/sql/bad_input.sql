@@ -337,6 +337,8 @@ INSERT INTO bad_input.good VALUES
 	('clusters_from_pairs', 'query', 'text', '''SELECT 1::bigint, 2::bigint'''),
 	('nddup_check_trigger', 'rel', 'regclass', '''bad_input.posts'''),
 	('hamming_index_stats', 'index', 'regclass', '''bad_input.bad_input_docs_ham'''),
+	('nddup_recommend_threshold', 'column_name', 'name', '''mh'''),
+	('nddup_recommend_threshold', 'sample_size', 'integer', '100'),
 	('', 'args', 'text[]', 'NULL'),
 	('', 'features', 'text[]', '''{quick,brown,fox}'''), ('', 'weights', 'real[]', '''{1,2,0.5}'''),
 	('', '', 'tsvector', '''quick:1 brown:2 fox:3,4'''),

@@ -1,0 +1,94 @@
+-- Quality of the shipped defaults and of the recommended threshold on the labelled corpora
+-- (test/quality/corpora/run_quality.sh).  A corpus NAME is the table d_NAME (doc_id, cluster_id,
+-- kind, body, sk minhash_sketch, fp simhash64); every number is computed through nddup in SQL.
+SET client_min_messages = warning;
+
+-- one row per corpus and method at a threshold (or radius): pairs over the scored rows and F1
+CREATE TABLE IF NOT EXISTS qresult (ds text, method text, param float8, pairs bigint, tp bigint,
+	npos bigint, precision float8, recall float8, f1 float8, PRIMARY KEY (ds, method, param));
+-- the recommender's answer per corpus and column
+CREATE TABLE IF NOT EXISTS qrecommend (ds text, method text, threshold float8, radius integer,
+	valley_found boolean, candidate_pairs bigint, note text, seconds float8, PRIMARY KEY (ds, method));
+CREATE TABLE IF NOT EXISTS qtiming (ds text, step text, seconds float8);
+
+-- a labelled TSV (doc_id, cluster_id, kind, edits, text) into d_NAME, with the default
+-- min-hash sketch and simhash fingerprint of every row
+CREATE OR REPLACE FUNCTION q_load(name text, file text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', 'd_' || name);
+	EXECUTE format('CREATE TABLE %I (doc_id integer PRIMARY KEY, cluster_id integer, kind text, edits text,
+		body text, sk minhash_sketch, fp simhash64)', 'd_' || name);
+	EXECUTE format('COPY %I (doc_id, cluster_id, kind, edits, body) FROM PROGRAM %L',
+		'd_' || name, format('zcat %s | tail -n +2', file));
+	EXECUTE format('UPDATE %I SET sk = minhash(body), fp = simhash(body)', 'd_' || name);
+	EXECUTE format('ANALYZE %I', 'd_' || name);
+END $$;
+
+-- candidate pairs of a method over every row of a corpus: (id1, id2, score); kept in qpairs
+CREATE TABLE IF NOT EXISTS qpairs (ds text, method text, id1 integer, id2 integer, score float8);
+
+-- P/R/F1 over the scored rows (original/near/templated; a pair is positive when both rows are
+-- original or near of one cluster) at every cut of a method's pairs: score >= t (sim) or
+-- score <= t (dist); the cuts are the given params, or every distinct score when params is NULL
+CREATE OR REPLACE FUNCTION q_score(p_ds text, p_method text, p_kind text, params float8[] DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE npos bigint;
+BEGIN
+	EXECUTE format($q$SELECT count(*) FROM %1$I a JOIN %1$I b ON a.cluster_id = b.cluster_id AND a.doc_id < b.doc_id
+		WHERE a.kind IN ('original', 'near') AND b.kind IN ('original', 'near')$q$, 'd_' || p_ds) INTO npos;
+	EXECUTE format($q$
+	INSERT INTO qresult
+	WITH sc AS (SELECT doc_id, cluster_id, kind FROM %1$I WHERE kind IN ('original', 'near', 'templated')),
+		p AS (SELECT CASE WHEN $3 = 'dist' THEN -q.score ELSE q.score END AS c,
+				(a.cluster_id = b.cluster_id AND a.kind <> 'templated' AND b.kind <> 'templated') AS pos
+			FROM qpairs q JOIN sc a ON a.doc_id = q.id1 JOIN sc b ON b.doc_id = q.id2
+			WHERE q.ds = $1 AND q.method = $2),
+		g AS (SELECT c, count(*) AS n, count(*) FILTER (WHERE pos) AS tp FROM p GROUP BY c),
+		cum AS (SELECT c, sum(n) OVER (ORDER BY c DESC) AS n, sum(tp) OVER (ORDER BY c DESC) AS tp FROM g),
+		cuts AS (SELECT CASE WHEN $3 = 'dist' THEN -x ELSE x END AS c FROM unnest($4) x
+			UNION SELECT c FROM g WHERE $4 IS NULL),
+		at AS (SELECT cuts.c, coalesce((SELECT n FROM cum WHERE cum.c >= cuts.c - 1e-12 ORDER BY cum.c LIMIT 1), 0) AS n,
+				coalesce((SELECT tp FROM cum WHERE cum.c >= cuts.c - 1e-12 ORDER BY cum.c LIMIT 1), 0) AS tp FROM cuts)
+	SELECT $1, $2, CASE WHEN $3 = 'dist' THEN -c ELSE c END, n, tp, $5,
+		tp::float8 / nullif(n, 0), tp::float8 / nullif($5, 0), 2.0 * tp / nullif($5 + n, 0)
+	FROM at
+	ON CONFLICT (ds, method, param) DO UPDATE SET pairs = excluded.pairs, tp = excluded.tp,
+		precision = excluded.precision, recall = excluded.recall, f1 = excluded.f1$q$, 'd_' || p_ds)
+	USING p_ds, p_method, p_kind, params, npos;
+END $$;
+
+-- every method of one corpus: min-hash pairs (>= 0.1) scored at every threshold, the recommender,
+-- exact Jaccard pairs (>= 0.1 among the pairs whose min-hash estimate is >= 0.08: the text of
+-- every candidate verified, so a pair with J >= 0.2 is missed only when its k = 128 estimate is
+-- more than 3 standard deviations low) scored at every threshold, simhash at radius 12 with and without
+-- verification of the text (exact Jaccard >= 0.3)
+CREATE OR REPLACE FUNCTION q_corpus(p_ds text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE rel text := 'd_' || p_ds; t0 timestamptz; r record;
+BEGIN
+	DELETE FROM qpairs WHERE ds = p_ds;
+	DELETE FROM qresult WHERE ds = p_ds;
+	DELETE FROM qrecommend WHERE ds = p_ds;
+	t0 := clock_timestamp();
+	INSERT INTO qpairs SELECT p_ds, 'minhash', id1, id2, resemblance FROM minhash_pairs(rel, 'doc_id', 'sk', 0.1);
+	INSERT INTO qtiming VALUES (p_ds, 'minhash_pairs 0.1', extract(epoch FROM clock_timestamp() - t0));
+	PERFORM q_score(p_ds, 'minhash', 'sim');
+	t0 := clock_timestamp();
+	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'sk');
+	INSERT INTO qrecommend VALUES (p_ds, 'minhash', r.threshold, r.radius, r.valley_found, r.candidate_pairs, r.note,
+		extract(epoch FROM clock_timestamp() - t0));
+	PERFORM q_score(p_ds, 'minhash', 'sim', ARRAY[0.3, r.threshold]);
+	t0 := clock_timestamp();
+	INSERT INTO qpairs SELECT p_ds, 'exact', id1, id2, resemblance
+		FROM minhash_pairs(rel, 'doc_id', 'sk', 0.08, verify_column => 'body', verify => 0.1);
+	INSERT INTO qtiming VALUES (p_ds, 'exact: minhash_pairs 0.08 verified', extract(epoch FROM clock_timestamp() - t0));
+	PERFORM q_score(p_ds, 'exact', 'sim');
+	t0 := clock_timestamp();
+	INSERT INTO qpairs SELECT p_ds, 'simhash', id1, id2, distance FROM hamming_pairs(rel, 'doc_id', 'fp', 12);
+	INSERT INTO qpairs SELECT p_ds, 'simhash-verified', id1, id2, distance
+		FROM hamming_pairs(rel, 'doc_id', 'fp', 12, verify_column => 'body', verify => 0.3);
+	INSERT INTO qtiming VALUES (p_ds, 'hamming_pairs 12 (plain, verified)', extract(epoch FROM clock_timestamp() - t0));
+	PERFORM q_score(p_ds, 'simhash', 'dist', ARRAY[12]);
+	PERFORM q_score(p_ds, 'simhash-verified', 'dist', ARRAY[12]);
+	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'fp');
+	INSERT INTO qrecommend VALUES (p_ds, 'simhash', r.threshold, r.radius, r.valley_found, r.candidate_pairs, r.note, NULL);
+END $$;
