@@ -133,6 +133,8 @@ CREATE INDEX ON docs USING spgist (fp)
 -- nearest, batch
 -- @ hamming_nearest(regclass,name,name,simhash64,integer)
 SELECT * FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE id = 3), 2)
+-- @ nddup_recommend_threshold(regclass,name,name,integer,integer)
+SELECT threshold, valley_found, candidate_pairs, note FROM nddup_recommend_threshold('docs', 'id', 'sk')
 -- @ hamming_pairs(text,integer,double precision)
 SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
 -- @ hamming_pairs(regclass,name,name,integer,name,double precision)

@@ -11,21 +11,31 @@ CREATE TABLE IF NOT EXISTS qrecommend (ds text, method text, threshold float8, r
 	valley_found boolean, candidate_pairs bigint, note text, seconds float8, PRIMARY KEY (ds, method));
 CREATE TABLE IF NOT EXISTS qtiming (ds text, step text, seconds float8);
 
+-- the corpora loaded (for the sizes in the report)
+CREATE OR REPLACE VIEW qcorpora AS SELECT NULL::text AS ds, NULL::text AS kind WHERE false;
+
 -- a labelled TSV (doc_id, cluster_id, kind, edits, text) into d_NAME, with the default
 -- min-hash sketch and simhash fingerprint of every row
 CREATE OR REPLACE FUNCTION q_load(name text, file text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE v text;
 BEGIN
-	EXECUTE format('DROP TABLE IF EXISTS %I', 'd_' || name);
+	EXECUTE format('DROP TABLE IF EXISTS %I CASCADE', 'd_' || name);
 	EXECUTE format('CREATE TABLE %I (doc_id integer PRIMARY KEY, cluster_id integer, kind text, edits text,
 		body text, sk minhash_sketch, fp simhash64)', 'd_' || name);
 	EXECUTE format('COPY %I (doc_id, cluster_id, kind, edits, body) FROM PROGRAM %L',
 		'd_' || name, format('zcat %s | tail -n +2', file));
 	EXECUTE format('UPDATE %I SET sk = minhash(body), fp = simhash(body)', 'd_' || name);
 	EXECUTE format('ANALYZE %I', 'd_' || name);
+	-- qcorpora: every loaded corpus's (ds, kind) rows
+	SELECT string_agg(format('SELECT %L AS ds, kind FROM %I', substr(c.relname, 3), c.relname), ' UNION ALL ')
+		INTO v FROM pg_class c WHERE c.relname LIKE 'd\_%' AND c.relkind = 'r'
+		AND c.relnamespace = 'public'::regnamespace;
+	EXECUTE 'CREATE OR REPLACE VIEW qcorpora AS ' || v;
 END $$;
 
 -- candidate pairs of a method over every row of a corpus: (id1, id2, score); kept in qpairs
 CREATE TABLE IF NOT EXISTS qpairs (ds text, method text, id1 integer, id2 integer, score float8);
+CREATE INDEX IF NOT EXISTS qpairs_ds ON qpairs (ds, method);
 
 -- P/R/F1 over the scored rows (original/near/templated; a pair is positive when both rows are
 -- original or near of one cluster) at every cut of a method's pairs: score >= t (sim) or
@@ -45,10 +55,11 @@ BEGIN
 			WHERE q.ds = $1 AND q.method = $2),
 		g AS (SELECT c, count(*) AS n, count(*) FILTER (WHERE pos) AS tp FROM p GROUP BY c),
 		cum AS (SELECT c, sum(n) OVER (ORDER BY c DESC) AS n, sum(tp) OVER (ORDER BY c DESC) AS tp FROM g),
-		cuts AS (SELECT CASE WHEN $3 = 'dist' THEN -x ELSE x END AS c FROM unnest($4) x
-			UNION SELECT c FROM g WHERE $4 IS NULL),
-		at AS (SELECT cuts.c, coalesce((SELECT n FROM cum WHERE cum.c >= cuts.c - 1e-12 ORDER BY cum.c LIMIT 1), 0) AS n,
-				coalesce((SELECT tp FROM cum WHERE cum.c >= cuts.c - 1e-12 ORDER BY cum.c LIMIT 1), 0) AS tp FROM cuts)
+		at AS (SELECT c, n, tp FROM cum WHERE $4 IS NULL
+			UNION ALL
+			SELECT x.c, coalesce(a.n, 0), coalesce(a.tp, 0)
+			FROM (SELECT DISTINCT CASE WHEN $3 = 'dist' THEN -v ELSE v END AS c FROM unnest($4) v) x
+			LEFT JOIN LATERAL (SELECT n, tp FROM cum WHERE cum.c >= x.c - 1e-12 ORDER BY cum.c LIMIT 1) a ON true)
 	SELECT $1, $2, CASE WHEN $3 = 'dist' THEN -c ELSE c END, n, tp, $5,
 		tp::float8 / nullif(n, 0), tp::float8 / nullif($5, 0), 2.0 * tp / nullif($5 + n, 0)
 	FROM at
@@ -91,4 +102,31 @@ BEGIN
 	PERFORM q_score(p_ds, 'simhash-verified', 'dist', ARRAY[12]);
 	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'fp');
 	INSERT INTO qrecommend VALUES (p_ds, 'simhash', r.threshold, r.radius, r.valley_found, r.candidate_pairs, r.note, NULL);
+END $$;
+
+-- with the boilerplate filter (when the extension has it): shingle_filter_agg(body) over the whole
+-- corpus at its default cut-off, every row's minhash_filtered(filter, body), min-hash pairs >= 0.1
+-- scored at every threshold, and the recommender on the filtered sketches
+CREATE OR REPLACE FUNCTION q_corpus_filtered(p_ds text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE rel text := 'd_' || p_ds; t0 timestamptz; r record;
+BEGIN
+	IF to_regproc('minhash_filtered') IS NULL THEN
+		RETURN false;
+	END IF;
+	DELETE FROM qpairs WHERE ds = p_ds AND method = 'minhash-filtered';
+	DELETE FROM qresult WHERE ds = p_ds AND method = 'minhash-filtered';
+	DELETE FROM qrecommend WHERE ds = p_ds AND method = 'minhash-filtered';
+	t0 := clock_timestamp();
+	EXECUTE format('ALTER TABLE %I ADD COLUMN IF NOT EXISTS skf minhash_sketch', rel);
+	EXECUTE format('UPDATE %1$I SET skf = minhash_filtered((SELECT shingle_filter_agg(body) FROM %1$I), body)', rel);
+	INSERT INTO qtiming VALUES (p_ds, 'filter and filtered sketches', extract(epoch FROM clock_timestamp() - t0));
+	INSERT INTO qpairs SELECT p_ds, 'minhash-filtered', id1, id2, resemblance
+		FROM minhash_pairs(rel, 'doc_id', 'skf', 0.1);
+	PERFORM q_score(p_ds, 'minhash-filtered', 'sim');
+	t0 := clock_timestamp();
+	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'skf');
+	INSERT INTO qrecommend VALUES (p_ds, 'minhash-filtered', r.threshold, r.radius, r.valley_found, r.candidate_pairs,
+		r.note, extract(epoch FROM clock_timestamp() - t0));
+	PERFORM q_score(p_ds, 'minhash-filtered', 'sim', ARRAY[0.3, r.threshold]);
+	RETURN true;
 END $$;
