@@ -45,6 +45,8 @@ DECLARE
 	pick integer;
 	s float8;
 	wsum float8;
+	w2sum float8;
+	se float8;
 	w float8;
 	default_threshold float8;
 BEGIN
@@ -156,22 +158,29 @@ BEGIN
 	SELECT array_agg(round(((first_bin + b) * width)::numeric, 10)::float8 ORDER BY b)
 		INTO bin_lower FROM generate_series(0, nbins - 1) b;
 
-	-- log(1 + count), smoothed by a Gaussian of one bin (cut at three), edges repeated
+	-- log(1 + count), smoothed by a Gaussian of one bin (cut at three), edges repeated; the
+	-- standard error of a smoothed value: a count n has sd(log n) ~ 1 / sqrt(n) (Poisson), and
+	-- the smoothing scales it by sqrt(sum w^2) / sum w (0.53)
 	smoothed := array_fill(0::float8, ARRAY[nbins]);
 	FOR i IN 1 .. nbins LOOP
 		s := 0;
 		wsum := 0;
+		w2sum := 0;
 		FOR j IN -3 .. 3 LOOP
 			w := exp(-0.5 * j * j);
 			s := s + w * ln(1 + counts[least(nbins, greatest(1, i + j))]);
 			wsum := wsum + w;
+			w2sum := w2sum + w * w;
 		END LOOP;
 		smoothed[i] := s / wsum;
 	END LOOP;
 
-	-- the valley: scanning from the background side, the first bin not above either neighbour
-	-- (the first bin scanned only needs not to be above the next one)
+	-- the valley: scanning from the background side, the first bin that is not above either
+	-- neighbour (resemblance: by more than its standard error, a fall within the noise is not
+	-- a fall); the first bin scanned is only compared with the next one
 	IF kind = 'simhash64' THEN
+		-- (no tolerance: below the background the counts of single distances are small, and
+		-- their standard error would end the scan at its start)
 		FOR i IN REVERSE radius_from + 1 .. radius_to + 2 LOOP		-- bin i holds distance i - 1
 			IF smoothed[i] <= smoothed[i - 1] AND (i = radius_from + 1 OR smoothed[i] <= smoothed[i + 1]) THEN
 				pick := i;
@@ -182,8 +191,9 @@ BEGIN
 		FOR i IN 1 .. nbins - 1 LOOP
 			CONTINUE WHEN bin_lower[i] < scan_from - 1e-9;
 			EXIT WHEN bin_lower[i] + width > scan_to + 1e-9;
-			IF smoothed[i] <= smoothed[i + 1] AND (bin_lower[i] - width < scan_from - 1e-9
-					OR smoothed[i] <= smoothed[i - 1]) THEN
+			se := sqrt(w2sum) / wsum / sqrt(1 + counts[i]);
+			IF smoothed[i] <= smoothed[i + 1] + se AND (bin_lower[i] - width < scan_from - 1e-9
+					OR smoothed[i] <= smoothed[i - 1] + se) THEN
 				pick := i;
 				EXIT;
 			END IF;
