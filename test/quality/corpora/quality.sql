@@ -93,6 +93,7 @@ BEGIN
 		FROM minhash_pairs(rel, 'doc_id', 'sk', 0.08, verify_column => 'body', verify => 0.1);
 	INSERT INTO qtiming VALUES (p_ds, 'exact: minhash_pairs 0.08 verified', extract(epoch FROM clock_timestamp() - t0));
 	PERFORM q_score(p_ds, 'exact', 'sim');
+	PERFORM q_score(p_ds, 'exact', 'sim', ARRAY[0.3]);
 	t0 := clock_timestamp();
 	INSERT INTO qpairs SELECT p_ds, 'simhash', id1, id2, distance FROM hamming_pairs(rel, 'doc_id', 'fp', 12);
 	INSERT INTO qpairs SELECT p_ds, 'simhash-verified', id1, id2, distance

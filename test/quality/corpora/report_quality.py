@@ -49,10 +49,10 @@ def main():
         return f"{r['f1']:.3f} ({float(r['precision'] or 0):.2f} / {float(r['recall'] or 0):.2f})"
 
     dss = [d for d in ORDER if (d, 'minhash') in by] + sorted(d for (d, m) in by if m == 'minhash' and d not in ORDER)
-    t1 = ['| corpus | rows (scored) | exact Jaccard best F1 (t) = ceiling | min-hash at 0.3 (P / R) | '
+    t1 = ['| corpus | rows (scored) | exact Jaccard best F1 (t) = ceiling | exact Jaccard at 0.3 | min-hash at 0.3 (P / R) | '
           'recommended t | min-hash at recommended t | min-hash best F1 (t) | '
           'recommended − best | 0.3 − ceiling |',
-          '|---|---|---|---|---|---|---|---|---|']
+          '|---|---|---|---|---|---|---|---|---|---|']
     t2 = ['| corpus | simhash radius 12: F1 (P / R) | radius 12 + verify 0.3: F1 (P / R) | recommended radius (valley?) |',
           '|---|---|---|---|']
     met_rec = met_def = 0
@@ -70,7 +70,9 @@ def main():
         met_rec += ok_rec
         met_def += ok_def
         sz = sizes.get(ds, {})
-        t1.append(f"| {ds} | {sz.get('docs', '?')} ({sz.get('scored', '?')}) | {f(ex)} ({ex['param']:.3f}) | {pr(m3)} | "
+        e3 = at(ds, 'exact', 0.3)
+        t1.append(f"| {ds} | {sz.get('docs', '?')} ({sz.get('scored', '?')}) | {f(ex)} ({ex['param']:.3f}) | "
+                  f"{f(e3) if e3 else '–'} | {pr(m3)} | "
                   f"{rt:.4g}{'' if rr['valley_found'] == 't' else ' (no valley)'} | {f(mr)} | {f(mb)} ({mb['param']:.3f}) | "
                   f"{'**' if not ok_rec else ''}{d_rec:+.3f}{'**' if not ok_rec else ''} | "
                   f"{'**' if not ok_def else ''}{d_def:+.3f}{'**' if not ok_def else ''} |")
