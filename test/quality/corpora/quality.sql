@@ -71,8 +71,8 @@ END $$;
 -- every method of one corpus: min-hash pairs (>= 0.1) scored at every threshold, the recommender,
 -- exact Jaccard pairs (>= 0.1 among the pairs whose min-hash estimate is >= 0.08: the text of
 -- every candidate verified, so a pair with J >= 0.2 is missed only when its k = 128 estimate is
--- more than 3 standard deviations low) scored at every threshold, simhash at radius 12 with and without
--- verification of the text (exact Jaccard >= 0.3)
+-- more than 3 standard deviations low) scored at every threshold, simhash at radius 12 (and the recommended
+-- radius) with and without verification of the text (exact Jaccard >= 0.3)
 CREATE OR REPLACE FUNCTION q_corpus(p_ds text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE rel text := 'd_' || p_ds; t0 timestamptz; r record;
 BEGIN
@@ -95,14 +95,14 @@ BEGIN
 	PERFORM q_score(p_ds, 'exact', 'sim');
 	PERFORM q_score(p_ds, 'exact', 'sim', ARRAY[0.3]);
 	t0 := clock_timestamp();
-	INSERT INTO qpairs SELECT p_ds, 'simhash', id1, id2, distance FROM hamming_pairs(rel, 'doc_id', 'fp', 12);
+	INSERT INTO qpairs SELECT p_ds, 'simhash', id1, id2, distance FROM hamming_pairs(rel, 'doc_id', 'fp', 16);
 	INSERT INTO qpairs SELECT p_ds, 'simhash-verified', id1, id2, distance
 		FROM hamming_pairs(rel, 'doc_id', 'fp', 12, verify_column => 'body', verify => 0.3);
 	INSERT INTO qtiming VALUES (p_ds, 'hamming_pairs 12 (plain, verified)', extract(epoch FROM clock_timestamp() - t0));
-	PERFORM q_score(p_ds, 'simhash', 'dist', ARRAY[12]);
 	PERFORM q_score(p_ds, 'simhash-verified', 'dist', ARRAY[12]);
 	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'fp');
 	INSERT INTO qrecommend VALUES (p_ds, 'simhash', r.threshold, r.radius, r.valley_found, r.candidate_pairs, r.note, NULL);
+	PERFORM q_score(p_ds, 'simhash', 'dist', ARRAY[12, r.radius]);
 END $$;
 
 -- with the boilerplate filter (when the extension has it): shingle_filter_agg(body) over the whole

@@ -4,7 +4,7 @@
 #   test/quality/corpora/run_quality.sh [CACHE_DIR] [--report FILE] [--only NAME,...]
 #
 # CACHE_DIR (default /work/cache/corpora) holds labelled/*.tsv.gz, made by build.sh in this
-# directory; neardup-dev comes from ../shared/data.  Starts a private temporary PostgreSQL
+# directory; neardup-dev comes from ../shared/data (or /work/shared/data).  Starts a private temporary PostgreSQL
 # (scripts/lib.sh), loads each corpus with its default sketch minhash(body) and fingerprint
 # simhash(body), and computes through nddup in SQL (quality.sql): min-hash pairs >= 0.1 scored at
 # every threshold, the recommended threshold, exact word 3-shingle Jaccard (every min-hash
@@ -28,7 +28,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 CACHE=$(readlink -f "$CACHE")
-NEARDUP=$(readlink -f "$NDDUP_ROOT/../shared/data/neardup-dev.tsv.gz" 2>/dev/null || true)
+NEARDUP=
+for f in "$NDDUP_ROOT/../shared/data/neardup-dev.tsv.gz" /work/shared/data/neardup-dev.tsv.gz; do
+	[ -f "$f" ] && { NEARDUP=$(readlink -f "$f"); break; }
+done
 [ -d "$CACHE/labelled" ] || { echo "no $CACHE/labelled: run test/quality/corpora/build.sh $CACHE first" >&2; exit 2; }
 
 echo "== start $(date -u +%FT%TZ); uptime: $(uptime)"
@@ -52,7 +55,7 @@ for entry in "${CORPORA[@]}"; do
 	file=${entry#*=}
 	[ -z "$ONLY" ] || [[ ",$ONLY," == *",$name,"* ]] || continue
 	echo "== $name ($(date -u +%T), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-	pg_sql -c "SELECT q_load('$name', '$file')" -c "SELECT q_corpus('$name')" \
+	pg_sql -c "SET client_min_messages = warning" -c "SELECT q_load('$name', '$file')" -c "SELECT q_corpus('$name')" \
 		-c "SELECT q_corpus_filtered('$name')" >/dev/null
 done
 
