@@ -74,7 +74,7 @@ END $$;
 -- more than 3 standard deviations low) scored at every threshold, simhash at radius 12 (and the recommended
 -- radius) with and without verification of the text (exact Jaccard >= 0.3)
 CREATE OR REPLACE FUNCTION q_corpus(p_ds text) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE rel text := 'd_' || p_ds; t0 timestamptz; r record;
+DECLARE rel text := 'd_' || p_ds; t0 timestamptz; r record; seed integer;
 BEGIN
 	DELETE FROM qpairs WHERE ds = p_ds;
 	DELETE FROM qresult WHERE ds = p_ds;
@@ -88,6 +88,13 @@ BEGIN
 	INSERT INTO qrecommend VALUES (p_ds, 'minhash', r.threshold, r.radius, r.valley_found, r.candidate_pairs, r.note,
 		extract(epoch FROM clock_timestamp() - t0));
 	PERFORM q_score(p_ds, 'minhash', 'sim', ARRAY[0.3, r.threshold]);
+	-- the recommender on samples of 1,000 rows (each joined with the whole table), three seeds
+	FOR seed IN 1 .. 3 LOOP
+		SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'sk', 1000, seed);
+		INSERT INTO qrecommend VALUES (p_ds, 'minhash sample 1000 seed ' || seed, r.threshold, r.radius,
+			r.valley_found, r.candidate_pairs, r.note, NULL);
+		PERFORM q_score(p_ds, 'minhash', 'sim', ARRAY[r.threshold]);
+	END LOOP;
 	t0 := clock_timestamp();
 	INSERT INTO qpairs SELECT p_ds, 'exact', id1, id2, resemblance
 		FROM minhash_pairs(rel, 'doc_id', 'sk', 0.08, verify_column => 'body', verify => 0.1);
