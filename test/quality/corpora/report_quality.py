@@ -50,7 +50,7 @@ def main():
 
     dss = [d for d in ORDER if (d, 'minhash') in by] + sorted(d for (d, m) in by if m == 'minhash' and d not in ORDER)
     t1 = ['| corpus | rows (scored) | exact Jaccard best F1 (t) = ceiling | exact Jaccard at 0.3 | min-hash at 0.3 (P / R) | '
-          'recommended t | min-hash at recommended t | min-hash best F1 (t) | '
+          'recommended t (s) | min-hash at recommended t | min-hash best F1 (t) | '
           'recommended − best | 0.3 − ceiling | samples of 1,000 rows, 3 seeds: t → F1 |',
           '|---|---|---|---|---|---|---|---|---|---|---|']
     t2 = ['| corpus | simhash radius 12: F1 (P / R) | radius 12 + verify 0.3: F1 (P / R) | recommended radius (valley?) | '
@@ -74,7 +74,7 @@ def main():
         e3 = at(ds, 'exact', 0.3)
         t1.append(f"| {ds} | {sz.get('docs', '?')} ({sz.get('scored', '?')}) | {f(ex)} ({ex['param']:.3f}) | "
                   f"{f(e3) if e3 else '–'} | {pr(m3)} | "
-                  f"{rt:.4g}{'' if rr['valley_found'] == 't' else ' (no valley)'} | {f(mr)} | {f(mb)} ({mb['param']:.3f}) | "
+                  f"{rt:.4g}{'' if rr['valley_found'] == 't' else ' (no valley)'} ({float(rr['seconds']):.1f}) | {f(mr)} | {f(mb)} ({mb['param']:.3f}) | "
                   f"{'**' if not ok_rec else ''}{d_rec:+.3f}{'**' if not ok_rec else ''} | "
                   f"{'**' if not ok_def else ''}{d_def:+.3f}{'**' if not ok_def else ''} | "
                   + ', '.join(f"{float(r['threshold']):.3g} → {f(at(ds, 'minhash', float(r['threshold'])))}"
