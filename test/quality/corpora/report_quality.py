@@ -119,7 +119,7 @@ def main():
     head = (f"Command: `{a.command.strip() or 'test/quality/corpora/run_quality.sh'}`; {a.seconds} s; "
             f"load average at the end {a.load}.")
     parts = [head, '', summary, '', *t1, '', *t2]
-    if len(t3) > 3:
+    if len(t3) > 2:
         parts += ['', 'With the boilerplate filter (`minhash_filtered(shingle_filter_agg(body), body)`, the '
                   'aggregate over the whole corpus at its default cut-off): at 0.3 within 0.01 of the unfiltered '
                   f'ceiling on **{fmet_def} of {fn}**; the recommended threshold within 0.005 of the filtered '
