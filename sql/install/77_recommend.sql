@@ -176,8 +176,13 @@ BEGIN
 	-- log(1 + count), smoothed by a Gaussian of one bin (cut at three), edges repeated; the
 	-- standard error of a smoothed value: a count n has sd(log n) ~ 1 / sqrt(n) (Poisson), and
 	-- the smoothing scales it by sqrt(sum w^2) / sum w (0.53)
+	-- (simhash64: not smoothed, each bin is one distance, and the background doubles per bit)
 	smoothed := array_fill(0::float8, ARRAY[nbins]);
 	FOR i IN 1 .. nbins LOOP
+		IF kind = 'simhash64' THEN
+			smoothed[i] := ln(1 + counts[i]);
+			CONTINUE;
+		END IF;
 		s := 0;
 		wsum := 0;
 		w2sum := 0;
@@ -194,8 +199,8 @@ BEGIN
 	-- neighbour (resemblance: by more than its standard error, a fall within the noise is not
 	-- a fall); the first bin scanned is only compared with the next one
 	IF kind = 'simhash64' THEN
-		-- (no tolerance: below the background the counts of single distances are small, and
-		-- their standard error would end the scan at its start)
+		-- (the first distance, scanning down, at which the count stops falling: the
+		-- background's fall ends there)
 		FOR i IN REVERSE radius_from + 1 .. radius_to + 2 LOOP		-- bin i holds distance i - 1
 			IF smoothed[i] <= smoothed[i - 1] AND (i = radius_from + 1 OR smoothed[i] <= smoothed[i + 1]) THEN
 				pick := i;

@@ -83,9 +83,13 @@ SELECT r.valley_found, r.threshold, r.note,
 		AS below_background,
 	r.flagged_pairs = (SELECT count(*) FROM hamming_pairs('rec_long', 'id', 'fp', r.radius)) AS flagged_counted
 FROM nddup_recommend_threshold('rec_long', 'id', 'fp') r;
--- short texts: no valley, radius 3 (and the evidence)
-SELECT radius, valley_found, note, bin_pairs[21] > bin_pairs[11] AS background_rises
-FROM nddup_recommend_threshold('rec_docs', 'id', 'fp');
+-- short texts: the radius where the count stops falling, and how many of the pairs it flags
+-- are planted copies; too few pairs: no evidence, radius 3
+SELECT r.radius, r.valley_found, r.note, r.bin_pairs[21] > r.bin_pairs[11] AS background_rises,
+	(SELECT count(*) FILTER (WHERE id2 = id1 + 10000) FROM hamming_pairs('rec_docs', 'id', 'fp', r.radius)) AS planted,
+	r.flagged_pairs
+FROM nddup_recommend_threshold('rec_docs', 'id', 'fp') r;
+SELECT radius, valley_found, note FROM nddup_recommend_threshold('rec_few', 'id', 'fp');
 
 -- errors: the relation, its columns and their types, the sample size; NULL gives no row
 \set SHOW_CONTEXT never
