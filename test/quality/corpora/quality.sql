@@ -101,6 +101,10 @@ BEGIN
 	INSERT INTO qtiming VALUES (p_ds, 'exact: minhash_pairs 0.08 verified', extract(epoch FROM clock_timestamp() - t0));
 	PERFORM q_score(p_ds, 'exact', 'sim');
 	PERFORM q_score(p_ds, 'exact', 'sim', ARRAY[0.3]);
+	-- min-hash candidates >= 0.2 confirmed by the text's exact Jaccard >= 0.3 (verified candidates)
+	INSERT INTO qpairs SELECT p_ds, 'minhash-verified', id1, id2, resemblance
+		FROM minhash_pairs(rel, 'doc_id', 'sk', 0.2, verify_column => 'body', verify => 0.3);
+	PERFORM q_score(p_ds, 'minhash-verified', 'sim', ARRAY[0.3]);
 	t0 := clock_timestamp();
 	INSERT INTO qpairs SELECT p_ds, 'simhash', id1, id2, distance FROM hamming_pairs(rel, 'doc_id', 'fp', 16);
 	INSERT INTO qpairs SELECT p_ds, 'simhash-verified', id1, id2, distance

@@ -50,9 +50,10 @@ def main():
 
     dss = [d for d in ORDER if (d, 'minhash') in by] + sorted(d for (d, m) in by if m == 'minhash' and d not in ORDER)
     t1 = ['| corpus | rows (scored) | exact Jaccard best F1 (t) = ceiling | exact Jaccard at 0.3 | min-hash at 0.3 (P / R) | '
+          'min-hash ≥ 0.2 verified ≥ 0.3 | '
           'recommended t (s) | min-hash at recommended t | min-hash best F1 (t) | '
           'recommended − best | 0.3 − ceiling | samples of 1,000 rows, 3 seeds: t → F1 |',
-          '|---|---|---|---|---|---|---|---|---|---|---|']
+          '|---|---|---|---|---|---|---|---|---|---|---|---|']
     t2 = ['| corpus | simhash radius 12: F1 (P / R) | radius 12 + verify 0.3: F1 (P / R) | recommended radius (valley?) | '
           'F1 at the recommended radius (P / R) |',
           '|---|---|---|---|---|']
@@ -73,7 +74,7 @@ def main():
         sz = sizes.get(ds, {})
         e3 = at(ds, 'exact', 0.3)
         t1.append(f"| {ds} | {sz.get('docs', '?')} ({sz.get('scored', '?')}) | {f(ex)} ({ex['param']:.3f}) | "
-                  f"{f(e3) if e3 else '–'} | {pr(m3)} | "
+                  f"{f(e3) if e3 else '–'} | {pr(m3)} | {f(at(ds, 'minhash-verified', 0.3)) if at(ds, 'minhash-verified', 0.3) else '–'} | "
                   f"{rt:.4g}{'' if rr['valley_found'] == 't' else ' (no valley)'} ({float(rr['seconds']):.1f}) | {f(mr)} | {f(mb)} ({mb['param']:.3f}) | "
                   f"{'**' if not ok_rec else ''}{d_rec:+.3f}{'**' if not ok_rec else ''} | "
                   f"{'**' if not ok_def else ''}{d_def:+.3f}{'**' if not ok_def else ''} | "
