@@ -238,7 +238,8 @@ nddup_trigger_check_signature(NddupTriggerArgs *a, NddupTriggerError *err)
 		int_arg(a, NDDUP_TK_K, 1, NDDUP_MINHASH_MAX_K, &a->k, err) != NDDUP_TRIGGER_OK)
 		return err->code;
 	a->unit = v[NDDUP_TK_UNIT] ? v[NDDUP_TK_UNIT] : "word";
-	if (strcmp(a->unit, "word") != 0 && strcmp(a->unit, "char") != 0)
+	if (strcmp(a->unit, "word") != 0 && strcmp(a->unit, "char") != 0 &&
+		strcmp(a->unit, "word_") != 0)
 		return fail(err, NDDUP_TRIGGER_UNIT, NDDUP_TK_UNIT);
 	a->weighting = v[NDDUP_TK_WEIGHTING] ? v[NDDUP_TK_WEIGHTING] : "tf";
 	if (strcmp(a->weighting, "tf") != 0 && strcmp(a->weighting, "set") != 0)

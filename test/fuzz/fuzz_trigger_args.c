@@ -149,7 +149,8 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 			break;
 		case NDDUP_TRIGGER_UNIT:
 			CHECK(a->unit != NULL && strcmp(a->unit, "word") != 0 &&
-				  strcmp(a->unit, "char") != 0, "unit \"%s\" rejected", a->unit);
+				  strcmp(a->unit, "char") != 0 && strcmp(a->unit, "word_") != 0,
+				  "unit \"%s\" rejected", a->unit);
 			break;
 		case NDDUP_TRIGGER_WEIGHTING:
 			CHECK(a->weighting != NULL && strcmp(a->weighting, "tf") != 0 &&
