@@ -42,7 +42,7 @@ VACUUM ANALYZE docs;
 SQL
 
 echo "== indexing the fingerprints (GIN, permuted blocks / multi-index hashing)"
-step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);"
+step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING hamming (fp);"
 
 echo "== one query: the near-duplicates of 'libblis-dev' within $RADIUS bits (through the index)"
 step "radius query" pg_sql <<SQL
@@ -89,7 +89,7 @@ CREATE TABLE posts (
 	fp           simhash64 GENERATED ALWAYS AS (simhash(body)) STORED,
 	duplicate_of bigint
 );
-CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);
+CREATE INDEX posts_fp_idx ON posts USING hamming (fp);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
 INSERT INTO posts (author, body) VALUES

@@ -7,8 +7,15 @@ set -euo pipefail
 
 NDDUP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
-PGXS_DIR=/usr/lib/postgresql/$PG_MAJOR/lib/pgxs
+# Debian's PostgreSQL $PG_MAJOR, or the installation whose bin directory is
+# $NDDUP_PG_BIN (test/versions/run.sh).
+if [ -n "${NDDUP_PG_BIN:-}" ]; then
+	PG_BIN=$NDDUP_PG_BIN
+	PGXS_DIR=$(dirname "$(dirname "$(dirname "$("$PG_BIN/pg_config" --pgxs)")")")
+else
+	PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+	PGXS_DIR=/usr/lib/postgresql/$PG_MAJOR/lib/pgxs
+fi
 export PATH="$PG_BIN:$PATH"
 
 # Run a command as root (directly, or through sudo when not root).
@@ -19,10 +26,10 @@ as_root() {
 # Install the Debian packages the build and the tests need, and those named
 # as arguments, if missing.
 ensure_packages() {
-	local want=(make gcc clang libclang-rt-14-dev postgresql-$PG_MAJOR
-		postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
-		postgresql-contrib libxxhash-dev libipc-run-perl python3 unicode-data bzip2 bc
-		python3-psycopg2 python3-django "$@")
+	local want=(make gcc clang libclang-rt-14-dev libxxhash-dev libipc-run-perl python3
+		unicode-data bzip2 bc python3-psycopg2 python3-django "$@")
+	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
+		postgresql-client-$PG_MAJOR postgresql-contrib)
 	local missing=()
 	for p in "${want[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

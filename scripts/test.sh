@@ -5,6 +5,7 @@
 # instance.  Prints a summary; exits non-zero on failure.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/suites.sh"
 set +e
 
 ensure_packages
@@ -13,20 +14,6 @@ make_workdir
 trap 'rm -rf "$WORKDIR"' EXIT
 instance_settings >"$WORKDIR/instance.conf"
 chmod 644 "$WORKDIR/instance.conf"
-
-passed=0
-failed=0
-failed_suites=()
-
-# Record the outcome of one suite.
-record() {
-	local name=$1 rc=$2
-	if [ "$rc" = 0 ]; then
-		passed=$((passed + 1)); echo "== $name: ok"
-	else
-		failed=$((failed + 1)); failed_suites+=("$name"); echo "== $name: FAILED"
-	fi
-}
 
 echo "== unit tests of the pure-C core (ASan + UBSan)"
 make -C "$NDDUP_ROOT" -s unit
@@ -39,26 +26,13 @@ if [ -d "$NDDUP_ROOT/test/fuzz" ] && ls "$NDDUP_ROOT"/test/fuzz/fuzz_*.c >/dev/n
 fi
 
 echo "== pg_regress"
-# the Makefile's list: every test/sql/*.sql, in name order
-tests=$(make -C "$NDDUP_ROOT" -s print-regress)
-as_pg "$PGXS_DIR/src/test/regress/pg_regress" \
-	--temp-instance="$WORKDIR/regress" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT/test" \
-	--outputdir="$WORKDIR/regress-out" --bindir="$PG_BIN" \
-	--load-extension=nddup $tests
-rc=$?
-[ $rc = 0 ] || cat "$WORKDIR/regress-out/regression.diffs" 2>/dev/null | head -200
-record pg_regress $rc
+run_regress "$NDDUP_ROOT"
+record pg_regress $?
 
 if ls "$NDDUP_ROOT"/test/isolation/specs/*.spec >/dev/null 2>&1; then
 	echo "== isolation tests"
-	specs=$(cd "$NDDUP_ROOT/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | sort)
-	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
-		--temp-instance="$WORKDIR/isolation" --temp-config="$WORKDIR/instance.conf" --inputdir="$NDDUP_ROOT/test/isolation" \
-		--outputdir="$WORKDIR/isolation-out" --bindir="$PG_BIN" \
-		--load-extension=nddup $specs
-	rc=$?
-	[ $rc = 0 ] || cat "$WORKDIR/isolation-out/regression.diffs" 2>/dev/null | head -200
-	record isolation $rc
+	run_isolation "$NDDUP_ROOT"
+	record isolation $?
 fi
 
 echo "== random differential test (batch functions, nearest, index scans vs an oracle)"
@@ -79,12 +53,41 @@ record orm $?
 
 if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	echo "== TAP tests"
-	mkdir -p "$WORKDIR/tap" && cp -r "$NDDUP_ROOT/test/t" "$WORKDIR/tap/t"
-	[ "$(id -u)" = 0 ] && chown -R "$PG_USER" "$WORKDIR/tap"
-	(cd "$WORKDIR/tap" && as_pg env PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-		TESTDIR="$WORKDIR/tap" TEMP_CONFIG="$WORKDIR/instance.conf" PGPORT=65432 NDDUP_ROOT="$NDDUP_ROOT" \
-		prove -I "$PGXS_DIR/src/test/perl" t/*.pl)
+	run_tap "$NDDUP_ROOT" 65432
 	record tap $?
+fi
+
+# The other PostgreSQL majors, where an installation built for them is
+# present: a prefix listed in $NDDUP_PG_PREFIXES (separated by spaces or
+# colons), or a build that test/versions/run.sh left in $NDDUP_PG_CACHE
+# (default ~/.cache/nddup-pg).  Without one, a major is skipped.
+other_major_prefix() {
+	local major=$1 list=${NDDUP_PG_PREFIXES:-} p
+	for p in ${list//:/ }; do
+		[ -x "$p/bin/pg_config" ] && [[ $("$p/bin/pg_config" --version) =~ ^PostgreSQL\ $major[^0-9] ]] &&
+			{ echo "$p"; return 0; }
+	done
+	for p in "${NDDUP_PG_CACHE:-$HOME/.cache/nddup-pg}/$major".*/install; do
+		[ -f "$p/.nddup-complete" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+for major in 16 17 18; do
+	if prefix=$(other_major_prefix $major); then
+		echo "== PostgreSQL $major: $prefix (test/versions/run.sh)"
+		bash "$NDDUP_ROOT/test/versions/run.sh" --prefix "$prefix"
+		record "postgresql-$major" $?
+	else
+		echo "== PostgreSQL $major: skipped (no built tree; see test/versions/run.sh)"
+	fi
+done
+
+# Citus: only where a Citus build is named (test/citus/run.sh says so otherwise)
+if [ -n "${NDDUP_CITUS_DESTDIR:-}" ]; then
+	BUILD=0 bash "$NDDUP_ROOT/test/citus/run.sh"
+	record citus $?
+else
+	bash "$NDDUP_ROOT/test/citus/run.sh"
 fi
 
 echo

@@ -78,5 +78,6 @@ _PG_init(void)
 							"Between the radius + 1 and 64, or 0.",
 							&nddup_batch_blocks, 0, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	nddup_hamming_am_init();
 	MarkGUCPrefixReserved("nddup");
 }

@@ -24,6 +24,7 @@
  */
 
 #include "fmgr.h"
+#include "pg_compat.h"
 
 /* simhash64 is a pass-by-value uint64 */
 #define DatumGetSimhash64(X)	((uint64) DatumGetInt64(X))
@@ -50,6 +51,9 @@ extern Datum simhash64_out(PG_FUNCTION_ARGS);
 extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
+
+/* options and settings of the hamming access method (src/index/hamming.c) */
+extern void nddup_hamming_am_init(void);
 
 /* the settings (src/module.c) */
 extern double nddup_similarity_threshold;
@@ -78,6 +82,8 @@ extern int	nddup_minhash_min_equal(double t, int k, int bits);
 
 /* A sketch's parameters as text, for error messages (src/types/shingleset_sql.c). */
 struct NddupMinhash;
+/* ... and as an injective number (src/index/gin_sketch.c). */
+extern int64 nddup_minhash_params_code(const struct NddupMinhash *m);
 extern char *nddup_minhash_describe(const struct NddupMinhash *m);
 /*
  * Server side (src/types/simhash_type.c): the unread bytes of a receive function's
@@ -91,4 +97,11 @@ extern void nddup_parse_error(const NddupParseError *err, const char *typname,
 							  const char *str);
 extern void nddup_string_info_printf(void *arg, const char *fmt,...)
 			pg_attribute_printf(2, 3);
+
+/* Citus's metadata (src/types/citus_meta.c; callers are inside SPI) */
+extern bool nddup_citus_installed(void);
+extern bool nddup_citus_coordinator(void);
+extern char nddup_citus_distribution(Oid relid, char **distcol);
+extern bool nddup_citus_shard_of(Oid relid, Oid *logical);
+
 #endif							/* NDDUP_H */

@@ -21,25 +21,4 @@ CREATE FUNCTION @extschema@.simhash(doc tsvector) RETURNS @extschema@.simhash64
 COMMENT ON FUNCTION @extschema@.simhash(tsvector)
 	IS 'Charikar simhash of the lexemes, weighted by their frequency';
 
-CREATE FUNCTION @extschema@.simhash_agg_transfn(internal, text, double precision) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.simhash_agg_combinefn(internal, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.simhash_agg_serialfn(internal) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.simhash_agg_deserialfn(bytea, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.simhash_agg_finalfn(internal) RETURNS @extschema@.simhash64
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-
-CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight double precision) (
-	SFUNC = @extschema@.simhash_agg_transfn,
-	STYPE = internal,
-	FINALFUNC = @extschema@.simhash_agg_finalfn,
-	COMBINEFUNC = @extschema@.simhash_agg_combinefn,
-	SERIALFUNC = @extschema@.simhash_agg_serialfn,
-	DESERIALFUNC = @extschema@.simhash_agg_deserialfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE @extschema@.simhash_agg(text, double precision)
-	IS 'Charikar simhash of the (feature, weight) rows';
+-- simhash_agg(feature text, weight double precision): sql/install/85_scale_out.sql

@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "hamming_batch.h"
+#include "distributed.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -257,6 +258,8 @@ hamming_pairs_query(PG_FUNCTION_ARGS)
 
 	if (any_null_arg(fcinfo, 2))
 		return (Datum) 0;
+	if (nddup_dist_hamming_pairs(fcinfo, false))
+		return (Datum) 0;
 	verify = batch_verify_query_arg(fcinfo, 2, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
@@ -276,6 +279,8 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 	double		threshold;
 
 	if (any_null_arg(fcinfo, 4))
+		return (Datum) 0;
+	if (nddup_dist_hamming_pairs(fcinfo, true))
 		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
 	verifycol = batch_verify_relation_args(fcinfo, "hamming_pairs", 4, &threshold);
@@ -301,6 +306,8 @@ hamming_join_query(PG_FUNCTION_ARGS)
 	bool		verify;
 
 	if (any_null_arg(fcinfo, 3))
+		return (Datum) 0;
+	if (nddup_dist_hamming_join(fcinfo))
 		return (Datum) 0;
 	qa = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	qb = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -328,6 +335,8 @@ hamming_clusters_query(PG_FUNCTION_ARGS)
 
 	if (any_null_arg(fcinfo, 3))
 		return (Datum) 0;
+	if (nddup_dist_hamming_clusters(fcinfo, false))
+		return (Datum) 0;
 	verify = batch_verify_query_arg(fcinfo, 3, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
@@ -349,6 +358,8 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 	double		threshold;
 
 	if (any_null_arg(fcinfo, 4))
+		return (Datum) 0;
+	if (nddup_dist_hamming_clusters(fcinfo, true))
 		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
 	verifycol = batch_verify_relation_args(fcinfo, "hamming_clusters", 6, &threshold);

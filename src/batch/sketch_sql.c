@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "sketch_batch.h"
+#include "distributed.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -435,6 +436,8 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
+	if (nddup_dist_minhash_pairs(fcinfo))
+		return (Datum) 0;
 	band_args(fcinfo, 4, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(3));
 	verifycol = batch_verify_relation_args(fcinfo, "minhash_pairs", 6, &vthreshold);
@@ -526,6 +529,8 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
+	if (nddup_dist_minhash_clusters(fcinfo))
+		return (Datum) 0;
 	check_threshold(PG_GETARG_FLOAT8(3));
 	verifycol = batch_verify_relation_args(fcinfo, "minhash_clusters", 6, &vthreshold);
 	query = nddup_relation_query("minhash_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),

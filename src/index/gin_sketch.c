@@ -440,9 +440,9 @@ lsh_geometry(FunctionCallInfo fcinfo, const SketchMinhash *m, int *bands, int *r
 	*rows = r;
 }
 
-/* The injective parameter code of a sketch (55 bits). */
-static int64
-minhash_params_code(const SketchMinhash *m)
+/* The injective parameter code of a sketch (55 bits); also nddup_minhash_params(). */
+int64
+nddup_minhash_params_code(const SketchMinhash *m)
 {
 	uint64		code = 0;
 	int			logbits = 0;
@@ -487,7 +487,7 @@ minhash_lsh_extract_value(PG_FUNCTION_ARGS)
 {
 	SketchMinhash *m = (SketchMinhash *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
-	int64		code = minhash_params_code(m);
+	int64		code = nddup_minhash_params_code(m);
 	int			bands,
 				rows;
 	Datum	   *keys;
@@ -592,7 +592,7 @@ minhash_lsh_extract_query(PG_FUNCTION_ARGS)
 		elog(ERROR, "minhash_lsh_ops: unknown strategy %d", strategy);
 	p.query = q;
 	k = q->k;
-	code = minhash_params_code(q);
+	code = nddup_minhash_params_code(q);
 	lsh_geometry(fcinfo, q, &bands, &rows);
 
 	/* a copy of the query, never marked empty, for the probes */

@@ -126,7 +126,8 @@ parse_threshold(const char *num, double *value, const char **end, void *arg)
 {
 	char	   *stop;
 
-	*value = float8in_internal((char *) num, &stop, "double precision", (const char *) arg);
+	*value = float8in_internal((char *) num, &stop, "double precision",
+							   (const char *) arg, NULL);
 	*end = stop;
 	return true;
 }

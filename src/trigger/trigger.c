@@ -55,6 +55,7 @@
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/hsearch.h"
@@ -149,6 +150,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 	{
 		nddup_dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
 						 trigger->tgname, &entry->config);
+		nddup_dedup_citus_check(rel, &entry->config);
 		fmgr_info_cxt(entry->config.source_func, &entry->source_finfo, entry->cxt);
 		entry->unit_datum = CStringGetTextDatum(entry->config.unit);
 		entry->weighting_datum = CStringGetTextDatum(entry->config.weighting);
@@ -171,11 +173,9 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		const DedupConfig *cfg = &entry->config;
 		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													   RelationGetRelationName(rel));
-		const char *opclass = cfg->method == NDDUP_TRIGGER_SIMHASH ?
-			quote_qualified_identifier(get_namespace_name(ext_nsp), "simhash64_gin_ops") :
-			psprintf("%s (threshold = %g)",
-					 quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
-					 cfg->threshold);
+		const char *opclass = psprintf("%s (threshold = %g)",
+									   quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
+									   cfg->threshold);
 		char	   *column;
 
 		if (cfg->fp_attno)
@@ -190,8 +190,10 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 				(errmsg("no index serves the near-duplicate lookup of trigger \"%s\" on table \"%s\"",
 						trigger->tgname, RelationGetRelationName(rel)),
 				 errdetail("Every row stored reads the whole table."),
-				 errhint("Create one with: CREATE INDEX ON %s USING gin (%s %s) WITH (fastupdate = off)%s%s;",
-						 table, column, opclass,
+				 errhint("Create one with: CREATE INDEX ON %s USING %s%s%s;",
+						 table, cfg->method == NDDUP_TRIGGER_SIMHASH ?
+						 psprintf("hamming (%s)", column) :
+						 psprintf("gin (%s %s) WITH (fastupdate = off)", column, opclass),
 						 cfg->dup_attno ? " WHERE " : "",
 						 cfg->dup_attno ? psprintf("%s IS NULL",
 												   quote_identifier(get_attname(cfg->relid, cfg->dup_attno, false))) : "")));
@@ -482,42 +484,17 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;
-	rel = try_table_open(PG_GETARG_OID(0), AccessShareLock);
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", PG_GETARG_OID(0))));
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	rel = nddup_dedup_open_table(PG_GETARG_OID(0));
 
 	if (!PG_ARGISNULL(1))
 	{
-		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-		Datum	   *elems;
-		bool	   *elnulls;
 		int			n;
-		char	  **args;
+		char	  **args = nddup_dedup_args_array(PG_GETARG_ARRAYTYPE_P(1), &n);
 		Datum		line[2];
 		bool		null[2] = {true, false};
 
-		if (ARR_NDIM(arr) > 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("trigger arguments must be a one-dimensional array")));
-		deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elnulls, &n);
-		args = palloc(sizeof(char *) * (n + 1));
-		for (int i = 0; i < n; i++)
-		{
-			if (elnulls[i])
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("trigger arguments must not contain nulls")));
-			args[i] = TextDatumGetCString(elems[i]);
-		}
 		nddup_dedup_parse_args(rel, n, args, ext_nsp, NULL, &cfg);
+		nddup_dedup_citus_check(rel, &cfg);
 		line[0] = (Datum) 0;
 		line[1] = CStringGetTextDatum(cfg.settings);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);
@@ -539,6 +516,7 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 			nddup_dedup_check_tgtype(trigger->tgtype, trigger->tgname);
 			nddup_dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
 							 trigger->tgname, &cfg);
+			nddup_dedup_citus_check(rel, &cfg);
 			line[0] = CStringGetTextDatum(trigger->tgname);
 			line[1] = CStringGetTextDatum(cfg.settings);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);

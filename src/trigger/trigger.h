@@ -97,6 +97,9 @@ extern void nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext
 extern char *nddup_dedup_source_call(const DedupConfig *cfg, const char *column,
 									 bool qualified);
 extern void nddup_dedup_check_tgtype(int16 tgtype, const char *trigname);
+extern Relation nddup_dedup_open_table(Oid relid);
+struct ArrayType;
+extern char **nddup_dedup_args_array(struct ArrayType *arr, int *nargs);
 
 /* trigger_lock.c: the advisory locks that serialize near-duplicates */
 extern void nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs,
@@ -110,5 +113,9 @@ extern void nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig,
 							   Datum scope, ItemPointer ctid, DedupFound *res);
 extern void nddup_dedup_repoint(DedupCacheEntry *entry, Relation rel,
 								Datum new_original, Datum old_id);
+extern char *nddup_dedup_equals(Oid type);
+
+/* trigger_citus.c: the trigger on a Citus table */
+extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);
 
 #endif							/* NDDUP_TRIGGER_H */

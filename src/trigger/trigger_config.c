@@ -13,9 +13,12 @@
 #include "trigger.h"
 
 #include "access/genam.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
@@ -289,10 +292,27 @@ dedup_predicate_ok(Relation irel, const DedupConfig *cfg)
 }
 
 /*
+ * How well an index's access method serves the lookup: the hamming access
+ * method first (exact and fast at every radius), then GIN, then the rest.
+ */
+static int
+dedup_index_rank(Relation irel)
+{
+	char	   *amname;
+
+	if (irel->rd_rel->relam == GIN_AM_OID)
+		return 1;
+	amname = get_am_name(irel->rd_rel->relam);
+	return (amname != NULL && strcmp(amname, "hamming") == 0) ? 0 : 2;
+}
+
+/*
  * Find an index that serves the lookup ("fp <@ ball", "sketch <@
  * similar_to"): a valid index whose column is the fingerprint column (or the
- * source expression) in an operator family that contains that <@.  Returns
- * its name, or NULL.
+ * source expression) in an operator family that contains that <@; of
+ * several, the best ranked (dedup_index_rank), then the first.  Returns its
+ * name, or NULL.  (The lookup's plan is the planner's choice; this names
+ * the index for nddup_check_trigger() and decides the "no index" warning.)
  */
 static char *
 dedup_find_index(Relation rel, const DedupConfig *cfg)
@@ -300,6 +320,7 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	char	   *found = NULL;
+	int			found_rank = INT_MAX;
 
 	foreach(lc, indexes)
 	{
@@ -307,10 +328,12 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 		Form_pg_index index = irel->rd_index;
 		List	   *exprs = RelationGetIndexExpressions(irel);
 		ListCell   *expr = list_head(exprs);
+		int			rank = dedup_index_rank(irel);
 
-		if (index->indisvalid && index->indisready && dedup_predicate_ok(irel, cfg))
+		if (index->indisvalid && index->indisready && rank < found_rank &&
+			dedup_predicate_ok(irel, cfg))
 		{
-			for (int i = 0; i < index->indnkeyatts && found == NULL; i++)
+			for (int i = 0; i < index->indnkeyatts; i++)
 			{
 				AttrNumber	key = index->indkey.values[i];
 				bool		match;
@@ -325,12 +348,14 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 						expr = lnext(exprs, expr);
 				}
 				if (match && op_in_opfamily(cfg->lookup_op, irel->rd_opfamily[i]))
+				{
 					found = pstrdup(RelationGetRelationName(irel));
+					found_rank = rank;
+					break;
+				}
 			}
 		}
 		index_close(irel, AccessShareLock);
-		if (found)
-			break;
 	}
 	list_free(indexes);
 	return found;
@@ -628,4 +653,51 @@ nddup_dedup_check_tgtype(int16 tgtype, const char *trigname)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" must be fired for INSERT or UPDATE only",
 						trigname)));
+}
+
+/*
+ * The table a trigger's arguments are checked against (nddup_check_trigger,
+ * nddup_original): 42P01 when it does not exist, 42809 when it is not a
+ * table.  Opened with AccessShareLock.
+ */
+Relation
+nddup_dedup_open_table(Oid relid)
+{
+	Relation	rel = try_table_open(relid, AccessShareLock);
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	return rel;
+}
+
+/* Trigger arguments given as a text[] (one-dimensional, no NULLs). */
+char **
+nddup_dedup_args_array(ArrayType *arr, int *nargs)
+{
+	Datum	   *elems;
+	bool	   *elnulls;
+	char	  **args;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("trigger arguments must be a one-dimensional array")));
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elnulls, nargs);
+	args = palloc(sizeof(char *) * (*nargs + 1));
+	for (int i = 0; i < *nargs; i++)
+	{
+		if (elnulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("trigger arguments must not contain nulls")));
+		args[i] = TextDatumGetCString(elems[i]);
+	}
+	return args;
 }

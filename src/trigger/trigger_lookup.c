@@ -416,3 +416,12 @@ nddup_dedup_check_caller(const DedupConfig *cfg, Relation rel, Trigger *trigger)
 							   trigger->tgname, GetUserNameFromId(userid, false)),
 					 errhint("Grant SELECT on the column, or give the trigger visibility=all to judge against every row (which tells the role about rows it may not read).")));
 }
+
+/* The qualified equality operator of a type, as OPERATOR(schema.=) (trigger_citus.c). */
+char *
+nddup_dedup_equals(Oid type)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR);
+
+	return dedup_operator_name(tc->eq_opr);
+}

@@ -18,6 +18,7 @@
 #include "nddup.h"
 
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -34,6 +35,10 @@ PG_FUNCTION_INFO_V1(simhash_agg_combinefn);
 PG_FUNCTION_INFO_V1(simhash_agg_serialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_deserialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_finalfn);
+PG_FUNCTION_INFO_V1(simhash_agg_state_in);
+PG_FUNCTION_INFO_V1(simhash_agg_state_out);
+PG_FUNCTION_INFO_V1(simhash_agg_state_recv);
+PG_FUNCTION_INFO_V1(simhash_agg_state_send);
 
 /*
  * Parse the weighting argument: 'tf' (per occurrence) or 'set' (per
@@ -217,38 +222,69 @@ simhash_tsvector(PG_FUNCTION_ARGS)
 	PG_RETURN_SIMHASH64(nddup_simhash_finish(&acc));
 }
 
-/* Aggregate state of simhash_agg. */
+/*
+ * Aggregate state of simhash_agg: since 0.2 also the value of the SQL type
+ * simhash_agg_state (fixed length, by reference), so that Citus can send
+ * partial states from the workers (it refuses an internal state); the
+ * transition, combine and final functions are the same C functions for
+ * both (the 0.1 aggregate, STYPE internal, calls them too).
+ */
 typedef struct SimhashAggState
 {
 	NddupSimhashWeighted acc;
 	int64		nfeatures;
 } SimhashAggState;
 
-/* Allocate an aggregate state in the aggregate's memory context. */
+#define SIMHASH_AGG_STATE_SIZE	520 /* INTERNALLENGTH in the install script */
+StaticAssertDecl(sizeof(SimhashAggState) == SIMHASH_AGG_STATE_SIZE,
+				 "simhash_agg_state is 8 + 64 float8");
+
+/*
+ * The state a transition or combine function updates: argument argno, or a
+ * new empty state when it is NULL.  In an aggregate it is the aggregate's
+ * own state (new ones in its memory context) and is updated in place;
+ * called from SQL on a simhash_agg_state value, a copy, so that the value
+ * passed in never changes.
+ */
 static SimhashAggState *
-simhash_agg_new_state(FunctionCallInfo fcinfo)
+simhash_agg_state_arg(FunctionCallInfo fcinfo, int argno)
 {
 	MemoryContext aggcontext;
+	bool		in_agg = AggCheckCallContext(fcinfo, &aggcontext) != 0;
+	SimhashAggState *state;
 
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
+	if (PG_ARGISNULL(argno))
+		return (SimhashAggState *) MemoryContextAllocZero(in_agg ? aggcontext : CurrentMemoryContext,
+														  sizeof(SimhashAggState));
+	state = (SimhashAggState *) PG_GETARG_POINTER(argno);
+	if (!in_agg)
+	{
+		SimhashAggState *copy = palloc(sizeof(SimhashAggState));
+
+		memcpy(copy, state, sizeof(SimhashAggState));
+		state = copy;
+	}
+	return state;
+}
+
+/* Add n to the feature count of a state (22003 on overflow). */
+static void
+simhash_agg_count(SimhashAggState *state, int64 n)
+{
+	if (pg_add_s64_overflow(state->nfeatures, n, &state->nfeatures))
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("simhash_agg called in non-aggregate context")));
-	return (SimhashAggState *) MemoryContextAllocZero(aggcontext,
-													  sizeof(SimhashAggState));
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("simhash_agg feature count out of range")));
 }
 
 /* simhash_agg transition: add one (feature, weight); NULLs are skipped. */
 Datum
 simhash_agg_transfn(PG_FUNCTION_ARGS)
 {
-	SimhashAggState *state = PG_ARGISNULL(0) ? NULL :
-	(SimhashAggState *) PG_GETARG_POINTER(0);
+	SimhashAggState *state = simhash_agg_state_arg(fcinfo, 0);
 	text	   *feature;
 	double		weight;
 
-	if (state == NULL)
-		state = simhash_agg_new_state(fcinfo);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(state);
 	feature = PG_GETARG_TEXT_PP(1);
@@ -258,7 +294,7 @@ simhash_agg_transfn(PG_FUNCTION_ARGS)
 							   hash_feature(VARDATA_ANY(feature),
 											VARSIZE_ANY_EXHDR(feature)),
 							   weight);
-	state->nfeatures++;
+	simhash_agg_count(state, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -266,16 +302,20 @@ simhash_agg_transfn(PG_FUNCTION_ARGS)
 Datum
 simhash_agg_combinefn(PG_FUNCTION_ARGS)
 {
-	SimhashAggState *a = PG_ARGISNULL(0) ? NULL : (SimhashAggState *) PG_GETARG_POINTER(0);
-	SimhashAggState *b = PG_ARGISNULL(1) ? NULL : (SimhashAggState *) PG_GETARG_POINTER(1);
+	SimhashAggState *a;
+	SimhashAggState *b;
 
-	if (b == NULL)
-		PG_RETURN_POINTER(a);
-	if (a == NULL)
-		a = simhash_agg_new_state(fcinfo);
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(simhash_agg_state_arg(fcinfo, 0));
+	}
+	a = simhash_agg_state_arg(fcinfo, 0);
+	b = (SimhashAggState *) PG_GETARG_POINTER(1);
 	for (int i = 0; i < 64; i++)
 		a->acc.sums[i] += b->acc.sums[i];
-	a->nfeatures += b->nfeatures;
+	simhash_agg_count(a, b->nfeatures);
 	PG_RETURN_POINTER(a);
 }
 
@@ -298,8 +338,13 @@ Datum
 simhash_agg_deserialfn(PG_FUNCTION_ARGS)
 {
 	bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
-	SimhashAggState *state = simhash_agg_new_state(fcinfo);
+	MemoryContext aggcontext;
+	SimhashAggState *state;
 	StringInfoData buf;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		aggcontext = CurrentMemoryContext;
+	state = (SimhashAggState *) MemoryContextAllocZero(aggcontext, sizeof(SimhashAggState));
 
 	buf.data = VARDATA_ANY(bytes);
 	buf.len = VARSIZE_ANY_EXHDR(bytes);
@@ -321,4 +366,121 @@ simhash_agg_finalfn(PG_FUNCTION_ARGS)
 	if (state == NULL || state->nfeatures == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_SIMHASH64(nddup_simhash_weighted_finish(&state->acc));
+}
+
+/*
+ * simhash_agg_state text form: "n=<count>" and the 64 sums as the 16 hex
+ * digits of their IEEE 754 bits, so that a state read back is the same
+ * state bit for bit (Citus moves partial states as text).
+ */
+Datum
+simhash_agg_state_out(PG_FUNCTION_ARGS)
+{
+	SimhashAggState *state = (SimhashAggState *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "n=%lld", (long long) state->nfeatures);
+	for (int i = 0; i < 64; i++)
+	{
+		uint64		bits;
+
+		memcpy(&bits, &state->acc.sums[i], sizeof(bits));
+		appendStringInfo(&buf, " %016llx", (unsigned long long) bits);
+	}
+	PG_RETURN_CSTRING(buf.data);
+}
+
+/* Value of a hex digit, or -1. */
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Raise the error of a simhash_agg_state text that does not parse. */
+static void
+agg_state_syntax(const char *str)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type simhash_agg_state: \"%s\"", str),
+			 errdetail("Expected \"n=<count>\" and 64 sums of 16 hex digits.")));
+}
+
+/* simhash_agg_state input: the text form of simhash_agg_state_out. */
+Datum
+simhash_agg_state_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	SimhashAggState *state = palloc0(sizeof(SimhashAggState));
+	const char *p = str;
+	char	   *end;
+
+	if (strncmp(p, "n=", 2) != 0)
+		agg_state_syntax(str);
+	errno = 0;
+	state->nfeatures = strtoll(p + 2, &end, 10);
+	if (end == p + 2 || errno != 0 || state->nfeatures < 0)
+		agg_state_syntax(str);
+	p = end;
+	for (int i = 0; i < 64; i++)
+	{
+		uint64		bits = 0;
+
+		if (*p != ' ')
+			agg_state_syntax(str);
+		p++;
+		for (int d = 0; d < 16; d++, p++)
+		{
+			int			v = hex_digit(*p);
+
+			if (v < 0)
+				agg_state_syntax(str);
+			bits = (bits << 4) | (uint64) v;
+		}
+		memcpy(&state->acc.sums[i], &bits, sizeof(bits));
+		if (isnan(state->acc.sums[i]))
+			agg_state_syntax(str);
+	}
+	if (*p != '\0')
+		agg_state_syntax(str);
+	PG_RETURN_POINTER(state);
+}
+
+/* simhash_agg_state binary input: the count (int8) and 64 float8. */
+Datum
+simhash_agg_state_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	SimhashAggState *state = palloc0(sizeof(SimhashAggState));
+
+	state->nfeatures = pq_getmsgint64(buf);
+	if (state->nfeatures < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid feature count %lld in external simhash_agg_state value",
+						(long long) state->nfeatures)));
+	for (int i = 0; i < 64; i++)
+	{
+		state->acc.sums[i] = pq_getmsgfloat8(buf);
+		if (isnan(state->acc.sums[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid sum in external simhash_agg_state value")));
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* simhash_agg_state binary output (the form of simhash_agg_serialfn). */
+Datum
+simhash_agg_state_send(PG_FUNCTION_ARGS)
+{
+	return simhash_agg_serialfn(fcinfo);
 }

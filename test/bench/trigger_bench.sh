@@ -4,7 +4,8 @@
 # Starts a private temporary PostgreSQL instance (initdb in a temp dir, a port
 # in 24000-24999, unix socket in that dir).  For each table size N it stores N
 # documents (precomputed fingerprints: the cost of simhash() is not measured),
-# with a GIN index on the fingerprint, then inserts a stream with pgbench
+# with an index on the fingerprint (the hamming access method, or with
+# --index gin simhash64_gin_ops), then inserts a stream with pgbench
 # (test/bench/trigger_insert.sql: 15 % copies of stored documents, 15 % copies
 # of a hot pool of new documents that all clients insert at the same time,
 # 70 % new documents) with 1 and 8 clients:
@@ -24,7 +25,7 @@
 # designed for that threshold, and the checks of trigger_minhash_check.sql.
 #
 # Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
-#            [--method simhash|minhash] [--thresholds "0.8 0.5"]
+#            [--method simhash|minhash] [--thresholds "0.8 0.5"] [--index hamming|gin]
 #            [--tx1 2000] [--tx8 4000] [--stress-tx 20000] [--no-install]
 set -euo pipefail
 
@@ -39,12 +40,14 @@ HOT=1000
 INSTALL=1
 METHOD=simhash
 THRESHOLDS="0.8 0.5"
+INDEX=hamming
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
 		--radii) RADII=$2; shift ;;
 		--method) METHOD=$2; shift ;;
 		--thresholds) THRESHOLDS=$2; shift ;;
+		--index) INDEX=$2; shift ;;
 		--tx1) TX1=$2; shift ;;
 		--tx8) TX8=$2; shift ;;
 		--stress-tx) STRESS_TX=$2; shift ;;
@@ -91,7 +94,7 @@ q() { pg_sql -At -F ' ' "$@"; }
 
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; GIN index fastupdate=off; method $METHOD"
+echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; method $METHOD; index $([ "$METHOD" = minhash ] && echo "GIN minhash_lsh_ops, fastupdate=off" || echo "$INDEX")"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
 
 # The method's table, stored rows, index, stream, checks and parameters.
@@ -123,7 +126,11 @@ else
 	SIG_VALUE="hashint8extended(i, 42)::simhash64"
 	STREAM=trigger_insert.sql
 	CHECK=trigger_check.sql
-	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)"; }
+	if [ "$INDEX" = gin ]; then
+		index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)"; }
+	else
+		index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING hamming (fp)"; }
+	fi
 	trigger_args() { echo "'fingerprint=fp', 'radius=$1', 'lock=$2'"; }
 fi
 

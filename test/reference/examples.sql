@@ -28,6 +28,7 @@ INSERT INTO docs (id, body, created_at) VALUES
 CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
 	fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
 CREATE INDEX ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off) WHERE duplicate_of IS NULL;
+CREATE INDEX posts_fp_ham ON posts USING hamming (fp) WHERE duplicate_of IS NULL;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
 
@@ -66,6 +67,8 @@ SELECT simhash(ARRAY['quick', 'brown', 'fox'])
 SELECT simhash(ARRAY['quick', 'brown', 'fox'], ARRAY[1, 2, 0.5]::real[])
 -- @ simhash(tsvector)
 SELECT simhash(to_tsvector('english', 'The quick brown foxes jumped'))
+-- @ simhash_agg_state
+SELECT ('n=1' || repeat(' 3ff0000000000000', 64))::simhash_agg_state IS NOT NULL AS a_state_with_one_feature
 -- @ simhash_agg(text,double precision)
 SELECT simhash_agg(word, length(word)) FROM unnest(ARRAY['quick', 'brown', 'fox']) word
 -- @ to_simhash64(text,integer,text,text)
@@ -120,6 +123,10 @@ SELECT id FROM docs ORDER BY fp LIMIT 1
 SELECT count(DISTINCT fp) FROM docs
 -- @ simhash64_gin_ops USING gin
 CREATE INDEX ON docs USING gin (fp simhash64_gin_ops(blocks = 4)) WITH (fastupdate = off)
+-- @ simhash64_hamming_ops USING hamming
+CREATE INDEX docs_fp_ham ON docs USING hamming (fp) WITH (merge_fraction = 0.05)
+-- @ hamming_index_stats(regclass)
+SELECT * FROM hamming_index_stats('posts_fp_ham')
 -- @ simhash64_spgist_ops USING spgist
 CREATE INDEX ON docs USING spgist (fp)
 
@@ -268,6 +275,25 @@ SELECT imatch_lexicon_size(imatch_lexicon_agg(body, 0.2, 0.2)) FROM docs
 SELECT imatch_lexicon_size(imatch_lexicon_agg(body, 0, 0)) FROM docs
 -- @ imatch(text,imatch_lexicon)
 SELECT imatch(body, (SELECT imatch_lexicon_agg(body) FROM docs)) FROM docs WHERE id = 1
+-- scale-out: equi-join keys (docs/scale-out.md)
+-- @ hamming_block_keys(simhash64,integer,integer)
+SELECT hamming_block_keys(fp, 3) FROM docs WHERE id = 1
+-- @ hamming_pair_key(simhash64,simhash64,integer,integer)
+SELECT hamming_pair_key(a.fp, b.fp, 12) FROM docs a, docs b WHERE a.id = 1 AND b.id = 2
+-- @ minhash_band_keys(minhash_sketch,double precision,bigint,bigint)
+SELECT cardinality(minhash_band_keys(sk, 0.8)) AS bands FROM docs WHERE id = 1
+-- @ minhash_pair_band_key(minhash_sketch,minhash_sketch,double precision,bigint,bigint)
+SELECT minhash_pair_band_key(a.sk, b.sk, 0.5) IS NOT NULL AS share_a_band FROM docs a, docs b WHERE a.id = 1 AND b.id = 5
+-- @ nddup_hamming_key_group(bigint,simhash64[],smallint[],integer,integer,integer)
+SELECT * FROM nddup_hamming_key_group(0, ARRAY['0123456789abcdef', '0123456789abcdee']::simhash64[], NULL, 3, 4, 0)
+-- @ nddup_minhash_params(minhash_sketch)
+SELECT nddup_minhash_params(minhash('a b c')) = nddup_minhash_params(minhash('x y z')) AS same_parameters
+-- @ nddup_row_key(bigint,tid)
+SELECT nddup_row_key(102008, '(5,3)')
+-- @ nddup_original(regclass,text[],"any",anyelement)
+SELECT nddup_original('docs', '{fingerprint=fp,source=body,radius=12,action=skip}', 'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source?', NULL::bigint)
+-- @ nddup_original(regclass,text[],"any",anyelement,"any")
+SELECT nddup_original('docs', '{fingerprint=fp,source=body,radius=12,scope=created_at,action=skip}', (SELECT body FROM docs WHERE id = 4), NULL::bigint, DATE '2026-01-05')
 -- @ imatch(text,imatch_lexicon,integer,double precision)
 SELECT imatch(body, (SELECT imatch_lexicon_agg(body) FROM docs), 2) FROM docs WHERE id = 1
 
@@ -282,5 +308,7 @@ SELECT * FROM nddup_check_trigger('posts')
 SET nddup.similarity_threshold = 0.5
 -- @ nddup.progress
 SET nddup.progress = on
+-- @ nddup.hamming_probe
+SET nddup.hamming_probe = tables
 -- @ nddup.batch_blocks
 SET nddup.batch_blocks = 8

@@ -385,6 +385,8 @@ def generate(conn):
                 WHERE oid IN (""" + MEMBERS % "'pg_cast'" + """)
             UNION ALL SELECT prosupport::oid, 'planner support of ' || oid::regprocedure FROM pg_proc
                 WHERE oid IN (SELECT objid FROM m) AND prosupport <> 0
+            UNION ALL SELECT amhandler::oid, 'handler of access method ' || amname FROM pg_am
+                WHERE oid IN (""" + MEMBERS % "'pg_am'" + """)
         ) s WHERE f IN (SELECT objid FROM m) GROUP BY f"""))
     rows = query(cur, """
         SELECT p.oid, p.proname, p.oid::regprocedure::text, pg_get_function_arguments(p.oid),

@@ -6,6 +6,12 @@
 SET extra_float_digits = 0;
 SET client_min_messages = warning;
 SET jit = off;
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/include/helpers.sql'
+\set ECHO none
+\i :helpers
+\set ECHO all
 
 -- 3,000 deterministic documents: 1,000 originals of 30-79 words drawn from
 -- a 3,000-word md5 vocabulary, each with two variants: one with 4-20 % of
@@ -44,35 +50,6 @@ CREATE TABLE sk_q AS SELECT * FROM sk WHERE id % 53 = 0 OR id IN (3000, 3002);
 CREATE TABLE sk_t AS SELECT unnest(ARRAY[0.5, 0.6, 0.7, 0.8, 0.9]::float8[]) AS t;
 SELECT count(*) AS queries FROM sk_q, sk_t;
 
--- Run a query that returns (qid, t, id) once through the index and once
--- by sequential scans; return the size of the answer, the rows only one
--- of them returned, and whether the first plan used the index.
-CREATE FUNCTION sk_compare(query text, index_name text,
-	OUT pairs bigint, OUT index_only bigint, OUT seq_only bigint, OUT used_index boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan text := '';
-	line text;
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		plan := plan || line || E'\n';
-	END LOOP;
-	used_index := plan LIKE '%Bitmap Index Scan on ' || index_name || E'\n%';
-	EXECUTE 'CREATE TEMP TABLE sk_by_index AS ' || query;
-	PERFORM set_config('enable_seqscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_indexscan', 'off', true);
-	EXECUTE 'CREATE TEMP TABLE sk_by_seq AS ' || query;
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	PERFORM set_config('enable_indexscan', 'on', true);
-	SELECT count(*) INTO pairs FROM sk_by_seq;
-	SELECT count(*) INTO index_only FROM (TABLE sk_by_index EXCEPT ALL TABLE sk_by_seq) x;
-	SELECT count(*) INTO seq_only FROM (TABLE sk_by_seq EXCEPT ALL TABLE sk_by_index) x;
-	DROP TABLE sk_by_index, sk_by_seq;
-END
-$$;
 
 SET work_mem = '64kB';
 
@@ -85,12 +62,9 @@ SELECT t, (minhash_lsh_geometry(128, 32, t)).*
 FROM unnest(ARRAY[0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]) t;
 CREATE INDEX sk_mh_idx ON sk USING gin (mh minhash_lsh_ops(threshold = 0.5)) WITH (fastupdate = off);
 
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE similar(mh, (SELECT mh FROM sk WHERE id = 3), 0.8);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE (SELECT mh FROM sk WHERE id = 3) % mh;
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.8)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE similar(mh, (SELECT mh FROM sk WHERE id = 3), 0.8)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE (SELECT mh FROM sk WHERE id = 3) % mh$$);
 
 -- one query by hand
 SELECT id, round(jaccard(mh, (SELECT mh FROM sk WHERE id = 3))::numeric, 3) AS r
@@ -98,25 +72,25 @@ FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3), 0.5) ORDER BY i
 
 -- hundreds of queries, thresholds 0.5 (one common band) to 0.9 (53 of the
 -- 65 bands)
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.mh <@ similar_to(q.mh, t)$$, 'sk_mh_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE similar(d.mh, q.mh, t)$$, 'sk_mh_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE similar(q.mh, d.mh, t)$$, 'sk_mh_idx');
 -- thresholds that do not fall on a multiple of 1/k
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q,
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q,
 	(VALUES (0.7734375::float8), (0.7734374), (0.7734376), (0.85), (1.0)) s(t), sk d
 	WHERE d.mh <@ similar_to(q.mh, t)$$, 'sk_mh_idx');
 -- the % operator reads nddup.similarity_threshold
 SET nddup.similarity_threshold = 0.75;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
 	WHERE d.mh % q.mh$$, 'sk_mh_idx');
 SET nddup.similarity_threshold = 0.83;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
 	WHERE q.mh % d.mh$$, 'sk_mh_idx');
 SET nddup.similarity_threshold = 0.0;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
 	WHERE d.mh % q.mh AND q.id % 4 = 0$$, 'sk_mh_idx');
 RESET nddup.similarity_threshold;
 -- threshold 0: every non-NULL row, through a full index scan
@@ -124,13 +98,13 @@ SELECT count(*) FROM sk WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id = 3),
 
 -- explicit bands and rows, k-permutation sketches of k = 64 (4 values left over)
 CREATE INDEX sk_kp_idx ON sk USING gin (kp minhash_lsh_ops(bands = 15, rows = 4));
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.kp <@ similar_to(q.kp, t)$$, 'sk_kp_idx');
 -- b-bit sketches (chance-corrected estimate), design threshold 0.8 (lower
 -- query thresholds: a full index scan)
 SELECT * FROM minhash_lsh_geometry(128, 8, 0.8);
 CREATE INDEX sk_b8_idx ON sk USING gin (b8 minhash_lsh_ops(threshold = 0.8));
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.b8 <@ similar_to(q.b8, t)$$, 'sk_b8_idx');
 
 -- empty documents: r(empty, empty) = 1, r(empty, other) = 0
@@ -147,14 +121,14 @@ UPDATE sk SET mh = minhash(body), b8 = minhash_bbit(minhash(body), 8), kp = minh
 FROM (SELECT id, body || ' appended words here' AS body FROM sk_docs WHERE id % 7 = 1) u
 WHERE sk.id = u.id;
 DELETE FROM sk WHERE id % 11 = 5;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.kp <@ similar_to(q.kp, t)$$, 'sk_kp_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.mh <@ similar_to(q.mh, t)$$, 'sk_mh_idx');
 VACUUM sk;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.b8 <@ similar_to(q.b8, t)$$, 'sk_b8_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.kp <@ similar_to(q.kp, t)$$, 'sk_kp_idx');
 
 -- lossy bitmaps: one row per page (fillfactor 10) and work_mem = 64kB make
@@ -177,7 +151,7 @@ $$;
 SET enable_seqscan = off;
 SELECT sk_lossy($$SELECT * FROM sk_wide WHERE mh <@ similar_to((SELECT mh FROM sk_wide WHERE id = 3), 0.5)$$);
 RESET enable_seqscan;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk_wide d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk_wide d
 	WHERE d.mh <@ similar_to(q.mh, t) AND q.id % 2 = 0$$, 'sk_wide_idx');
 DROP TABLE sk_wide;
 DROP FUNCTION sk_lossy(text);
@@ -203,9 +177,9 @@ SELECT count(*) FROM sk_mixed WHERE mh <@ similar_to((SELECT mh FROM sk WHERE id
 -- nddup.similarity_threshold; % at the default setting and similar_to()
 -- through this index agree with a sequential scan
 SELECT * FROM minhash_lsh_geometry(128);
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk_mixed d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk_mixed d
 	WHERE d.mh % q.mh$$, 'sk_mixed_mh_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk_mixed d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk_mixed d
 	WHERE d.mh <@ similar_to(q.mh, t)$$, 'sk_mixed_mh_idx');
 -- bad options
 CREATE INDEX ON sk USING gin (kp minhash_lsh_ops(bands = 20, rows = 4));
@@ -232,35 +206,32 @@ CREATE INDEX sk_ss_idx ON sk USING gin (ss shingleset_ops) WITH (fastupdate = of
 CREATE INDEX sk_bt_idx ON sk USING gin (bt);
 CREATE INDEX sk_md_idx ON sk USING gin (md);
 
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE ss <@ containing((SELECT ss FROM sk WHERE id = 2), 0.9);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE similar(ss, (SELECT ss FROM sk WHERE id = 2), 0.7);
-EXPLAIN (COSTS OFF)
-SELECT id FROM sk WHERE ss && (SELECT ss FROM sk WHERE id = 2);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE ss <@ containing((SELECT ss FROM sk WHERE id = 2), 0.9)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE similar(ss, (SELECT ss FROM sk WHERE id = 2), 0.7)$$);
+SELECT * FROM pg_temp.plan($$SELECT id FROM sk WHERE ss && (SELECT ss FROM sk WHERE id = 2)$$);
 
 -- which documents contain the excerpt 2 (of original 0)?
 SELECT id, round(containment((SELECT ss FROM sk WHERE id = 2), ss)::numeric, 3) AS c
 FROM sk WHERE ss <@ containing((SELECT ss FROM sk WHERE id = 2), 0.5) ORDER BY id;
 
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.ss <@ similar_to(q.ss, t)$$, 'sk_ss_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE similar(q.ss, d.ss, t)$$, 'sk_ss_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.ss <@ containing(q.ss, t)$$, 'sk_ss_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
 	WHERE d.ss && q.ss$$, 'sk_ss_idx');
 SET nddup.similarity_threshold = 0.65;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, 0 AS t, d.id FROM sk_q q, sk d
 	WHERE d.ss % q.ss$$, 'sk_ss_idx');
 RESET nddup.similarity_threshold;
 -- Broder's samples: bottom-s (Jaccard) and mod-m (Jaccard, containment)
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.bt <@ similar_to(q.bt, t)$$, 'sk_bt_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.md <@ similar_to(q.md, t)$$, 'sk_md_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.md <@ containing(q.md, t)$$, 'sk_md_idx');
 
 -- empty documents and thresholds 0
@@ -275,9 +246,9 @@ FROM (SELECT id, 'prefix words ' || body AS body FROM sk_docs WHERE id % 13 = 2)
 WHERE sk.id = u.id;
 DELETE FROM sk WHERE id % 17 = 3;
 VACUUM sk;
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.ss <@ containing(q.ss, t)$$, 'sk_ss_idx');
-SELECT * FROM sk_compare($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
+SELECT * FROM pg_temp.compare_scans($$SELECT q.id AS qid, t, d.id FROM sk_q q, sk_t, sk d
 	WHERE d.ss <@ similar_to(q.ss, t)$$, 'sk_ss_idx');
 
 -- errors
@@ -299,4 +270,4 @@ SELECT containing(shingle_set('one two three four'), 0.5);
 SELECT similar_to(shingle_set('one two three four'), 1)::text::shingleset_query;
 
 DROP TABLE sk_mixed, sk, sk_q, sk_t, sk_docs;
-DROP FUNCTION sk_compare(text, text);
+DROP FUNCTION pg_temp.compare_scans(text, text);

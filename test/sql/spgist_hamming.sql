@@ -6,6 +6,12 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/include/helpers.sql'
+\set ECHO none
+\i :helpers
+\set ECHO all
 
 -- flip k pseudo-random bits (chosen by seed; repeats flip fewer) of fp
 CREATE FUNCTION pg_temp.flip(fp simhash64, seed bigint, k int) RETURNS simhash64
@@ -171,11 +177,9 @@ WHERE q.q IN (SELECT hashint8extended(g, 1)::simhash64 FROM generate_series(1, 2
 -- the plans the checks use
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF)
-SELECT n.n, (SELECT array_agg(x.d) FROM (SELECT s.fp <-> q.q AS d FROM spg s ORDER BY s.fp <-> q.q LIMIT n.n) x)
-FROM q, (VALUES (1), (10), (100)) n(n);
-EXPLAIN (COSTS OFF)
-SELECT (SELECT count(*) FROM spg s WHERE s.fp <@ ball(q.q, r.r)) FROM q, generate_series(0, 16) r(r);
+SELECT * FROM pg_temp.plan($$SELECT n.n, (SELECT array_agg(x.d) FROM (SELECT s.fp <-> q.q AS d FROM spg s ORDER BY s.fp <-> q.q LIMIT n.n) x)
+FROM q, (VALUES (1), (10), (100)) n(n)$$);
+SELECT * FROM pg_temp.plan($$SELECT (SELECT count(*) FROM spg s WHERE s.fp <@ ball(q.q, r.r)) FROM q, generate_series(0, 16) r(r)$$);
 
 -- equality, the repeated values, NULLs
 SELECT count(*) FROM spg WHERE fp = 'a5a5a5a5a5a5a5a5';

@@ -4,6 +4,12 @@
 -- search_path.  Concurrency is tested in test/isolation/specs/trigger_*.spec.
 --
 SET client_min_messages = warning;
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/include/helpers.sql'
+\set ECHO none
+\i :helpers
+\set ECHO all
 
 -- fingerprints: a fixed center and copies with the lowest n bits flipped
 CREATE FUNCTION tr_flip(fp simhash64, n int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS
@@ -70,11 +76,11 @@ PREPARE lookup(simhash64, int) AS
 	SELECT t.id, t.fp FROM ONLY public.posts t
 	WHERE t.fp OPERATOR(public.<@) public.ball($1, $2) AND t.id IS NOT NULL AND t.duplicate_of IS NULL
 	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
-EXPLAIN (COSTS OFF) EXECUTE lookup('0000000000000000', 12);
+SELECT * FROM pg_temp.plan($$EXECUTE lookup('0000000000000000', 12)$$);
 DEALLOCATE lookup;
 RESET plan_cache_mode;
 
--- 3. Lock keys: one table key (share) and radius + 1 block keys, with
+-- 3. Lock keys: one table key (share) and one key per block (radius 12: 6), with
 --    objsubid 20036/20037 so that users' advisory locks never collide.
 BEGIN;
 INSERT INTO posts (body) VALUES ('Lock keys of this row.');

@@ -6,6 +6,12 @@
 -- in test/isolation/specs/trigger_minhash.spec.
 --
 SET client_min_messages = warning;
+-- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/include/helpers.sql'
+\set ECHO none
+\i :helpers
+\set ECHO all
 
 -- 1. A blog table judged from its text; only originals are indexed, with
 --    an LSH index designed for the trigger's threshold.
@@ -72,7 +78,7 @@ PREPARE lookup(minhash_sketch, float8) AS
 	WHERE public.minhash(t.body, 128, 'oph', 0, 3, 'word') OPERATOR(public.<@) public.similar_to($1, $2)
 	  AND t.id IS NOT NULL AND t.duplicate_of IS NULL
 	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
-EXPLAIN (COSTS OFF) EXECUTE lookup(mh('x'), 0.6);
+SELECT * FROM pg_temp.plan($$EXECUTE lookup(mh('x'), 0.6)$$);
 DEALLOCATE lookup;
 RESET plan_cache_mode;
 

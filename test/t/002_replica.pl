@@ -1,9 +1,9 @@
 
 # Copyright (c) nddup contributors; PostgreSQL Licence.
 #
-# Streaming replication of the nddup indexes: a primary with the three
+# Streaming replication of the nddup indexes: a primary with the four
 # indexes of 001_crash_recovery.pl (GIN simhash64_gin_ops with fastupdate
-# off and on, SP-GiST simhash64_spgist_ops, one table each), a standby made
+# off and on, SP-GiST simhash64_spgist_ops, hamming, one table each), a standby made
 # from a base backup (init_from_backup, has_streaming), then concurrent
 # inserts, updates, deletes and VACUUMs on the primary.  Once the standby
 # has replayed everything, its index answers (radius 0, 3, 6, 12, within(),
@@ -67,7 +67,7 @@ for my $s (@sessions)
 	$s->{h}->finish;
 	is($s->{h}->result(0), 0, 'workload session finished') or diag ${ $s->{err} };
 }
-$primary->safe_psql('postgres', 'VACUUM t_gin_off; VACUUM t_spg;');
+$primary->safe_psql('postgres', 'VACUUM t_gin_off; VACUUM t_spg; VACUUM t_ham; VACUUM t_ham; VACUUM t_ham;');
 # more writes after the VACUUMs: t_gin_on keeps a pending list
 $primary->safe_psql('postgres', workload_sql(7, 200));
 

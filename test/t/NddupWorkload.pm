@@ -10,11 +10,12 @@ use strict;
 use warnings;
 
 use Test::More;
+use Time::HiRes qw(usleep);
 use Exporter 'import';
 
-our @EXPORT = qw(@tables @radii setup_sql workload_sql check_indexes);
+our @EXPORT = qw(@tables @radii setup_sql workload_sql check_indexes crash_node);
 
-our @tables = qw(t_gin_off t_gin_on t_spg);
+our @tables = qw(t_gin_off t_gin_on t_spg t_ham);
 our @radii = (0, 3, 6, 12);
 
 # The tables, their indexes, the fingerprint generator, the queries.
@@ -35,14 +36,18 @@ $$;
 CREATE TABLE t_gin_off (id bigint PRIMARY KEY, fp simhash64);
 CREATE TABLE t_gin_on (id bigint PRIMARY KEY, fp simhash64);
 CREATE TABLE t_spg (id bigint PRIMARY KEY, fp simhash64);
+CREATE TABLE t_ham (id bigint PRIMARY KEY, fp simhash64);
 INSERT INTO t_gin_off SELECT g, fpgen(g * 31) FROM generate_series(1, 3000) g;
 INSERT INTO t_gin_off SELECT 3000 + g, NULL FROM generate_series(1, 20) g;
 INSERT INTO t_gin_on SELECT * FROM t_gin_off;
 INSERT INTO t_spg SELECT * FROM t_gin_off;
+INSERT INTO t_ham SELECT * FROM t_gin_off;
 CREATE INDEX t_gin_off_fp ON t_gin_off USING gin (fp simhash64_gin_ops) WITH (fastupdate = off);
 CREATE INDEX t_gin_on_fp ON t_gin_on USING gin (fp simhash64_gin_ops)
 	WITH (fastupdate = on, gin_pending_list_limit = 64);
 CREATE INDEX t_spg_fp ON t_spg USING spgist (fp simhash64_spgist_ops);
+-- the hamming access method: every VACUUM that sees a change merges
+CREATE INDEX t_ham_fp ON t_ham USING hamming (fp) WITH (merge_fraction = 0);
 
 -- 150 queries near the clusters, 50 anywhere
 CREATE TABLE queries (qid int PRIMARY KEY, fp simhash64 NOT NULL);
@@ -52,7 +57,7 @@ INSERT INTO queries SELECT q, hashint8extended(q, 99)::simhash64 FROM generate_s
 }
 
 # The SQL of workload session s: n statements or transactions, each
-# writing the same rows to the three tables (deterministic).
+# writing the same rows to every table (deterministic).
 sub workload_sql
 {
 	my ($s, $n) = @_;
@@ -65,11 +70,13 @@ sub workload_sql
 	my $base = $s * 1000000;
 
 	# one statement that applies $op (a data-modifying CTE body with the
-	# table name as %T) to all three tables
+	# table name as %T) to every table
 	my $all = sub {
 		my ($op) = @_;
 		my @parts = map { (my $x = $op) =~ s/%T/$_/g; $x } @tables;
-		return "WITH a AS ($parts[0]), b AS ($parts[1]) $parts[2];";
+		my $last = pop @parts;
+		my $n = 0;
+		return 'WITH ' . join(', ', map { 'w' . $n++ . " AS ($_)" } @parts) . " $last;";
 	};
 	my $insert = sub {
 		$inserted++;
@@ -108,6 +115,8 @@ sub workload_sql
 			  $all->("DELETE FROM %T WHERE id = $target"), $end;
 		}
 		push @sql, 'VACUUM t_gin_on;' if $s == 3 && $i % 400 == 0;
+		# merges of the hamming index while the others write
+		push @sql, 'VACUUM t_ham;' if $s == 2 && $i % 150 == 0;
 	}
 	return join("\n", @sql) . "\n";
 }
@@ -150,11 +159,11 @@ sub check_indexes
 			"SET enable_seqscan = off; EXPLAIN (COSTS OFF) "
 			  . radius_sql($t, 't.fp <@ ball(q.fp, 6)', 'true'));
 		like($plan, qr/${t}_fp/, "$t: radius queries use ${t}_fp ($when)");
-		if ($t eq 't_spg')
+		if ($t eq 't_spg' || $t eq 't_ham')
 		{
 			$plan = $n->safe_psql('postgres',
 				"SET enable_seqscan = off; EXPLAIN (COSTS OFF) " . nearest_sql($t, 'index'));
-			like($plan, qr/Index (Only )?Scan using t_spg_fp/, "$t: nearest-10 is an ordered index scan ($when)");
+			like($plan, qr/Index (Only )?Scan using ${t}_fp/, "$t: nearest-10 is an ordered index scan ($when)");
 		}
 
 		for my $q (sort keys %{ $answer{seqscan} })
@@ -179,13 +188,13 @@ FROM queries q WHERE $where};
 }
 
 # Per query, the 10 nearest rows: hamming_nearest() (ids and distances;
-# ties by id) against a sorted scan, and for SP-GiST the ordered index scan
-# (distances only: ties come in any order).
+# ties by id) against a sorted scan, and for SP-GiST and the hamming index
+# the ordered index scan (distances only: ties come in any order).
 sub nearest_sql
 {
 	my ($t, $which) = @_;
 	my $inner;
-	if ($t eq 't_spg')
+	if ($t eq 't_spg' || $t eq 't_ham')
 	{
 		$inner = qq{array_to_string(ARRAY(SELECT t.fp <-> q.fp FROM $t t
 			WHERE t.fp IS NOT NULL ORDER BY t.fp <-> q.fp LIMIT 10), ',')
@@ -210,6 +219,33 @@ sub nearest_sql
 				  ORDER BY t.fp <-> q.fp, t.id LIMIT 10) s)};
 	}
 	return qq{SELECT string_agg(q.qid || ':' || $inner, ' ' ORDER BY q.qid) FROM queries q};
+}
+
+# Kill the postmaster and all its children with SIGKILL at once.
+sub crash_node
+{
+	my ($n) = @_;
+	my $pm = $n->{_pid};
+	my @children;
+	for my $stat (glob '/proc/[0-9]*/stat')
+	{
+		open my $fh, '<', $stat or next;
+		my $line = <$fh>;
+		close $fh;
+		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+)/;
+		push @children, $1 if $2 == $pm;
+	}
+	kill 'KILL', $pm, @children;
+	$n->kill9;    # forget the pid
+	note 'killed the postmaster and ' . scalar(@children) . ' children';
+
+	# wait until they are gone (the shared memory must be free to restart)
+	for (1 .. 300)
+	{
+		last unless grep { kill 0, $_ } $pm, @children;
+		usleep(100_000);
+	}
+	return;
 }
 
 1;

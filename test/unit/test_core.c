@@ -18,6 +18,7 @@ extern int	run_text_tests(void);
 extern int	run_minhash_tests(void);
 extern int	run_scan_tests(bool exhaustive);
 extern int	run_format_tests(void);
+extern int	run_hamming_kernel_tests(void);
 
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
@@ -151,13 +152,14 @@ test_simhash_text_pinned(void)
 
 /*
  * Run every suite and print the totals; with the argument "scan", only the
- * simhash and one-pass path suites (for the build without SIMD code).
+ * simhash, one-pass path and hamming kernel suites (for the build without
+ * SIMD code).
  */
 int
 main(int argc, char **argv)
 {
-	int			failures[5] = {0};
-	int			suites = 5;
+	int			failures[6] = {0};
+	int			suites = 6;
 	int			passed = 0;
 
 	test_simhash_fast_path_matches_definition();
@@ -168,7 +170,8 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "scan") == 0)
 	{
 		failures[1] = run_scan_tests(false);
-		suites = 2;
+		failures[2] = run_hamming_kernel_tests();
+		suites = 3;
 	}
 	else
 	{
@@ -176,6 +179,7 @@ main(int argc, char **argv)
 		failures[2] = run_text_tests();
 		failures[3] = run_minhash_tests();
 		failures[4] = run_format_tests();
+		failures[5] = run_hamming_kernel_tests();
 	}
 	for (int i = 0; i < suites; i++)
 		passed += failures[i] == 0;

@@ -28,11 +28,9 @@ COMMENT ON FUNCTION @extschema@.to_simhash64(tsvector)
 
 CREATE AGGREGATE @extschema@.simhash64_agg(feature text, weight double precision) (
 	SFUNC = @extschema@.simhash_agg_transfn,
-	STYPE = internal,
+	STYPE = @extschema@.simhash_agg_state,
 	FINALFUNC = @extschema@.simhash_agg_finalfn,
 	COMBINEFUNC = @extschema@.simhash_agg_combinefn,
-	SERIALFUNC = @extschema@.simhash_agg_serialfn,
-	DESERIALFUNC = @extschema@.simhash_agg_deserialfn,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.simhash64_agg(text, double precision)

@@ -137,7 +137,24 @@ gen ja 10000
 gen tmpl-ja 10000 --base-jaccard 1.01
 gen tmpl-en 10000 --base-jaccard 1.01
 
+# stress corpora for df filtering (not from gen_neardup.py alone):
+#   ko-site, ru-site: gen_neardup.py with site chrome repeated from a pool of 20 sites (gen_sitechrome.py)
+#   ko-big, man-big:  ko / man plus 2 clusters each of 20, 50, 100 and 200 near-copies (make_bigclusters.py)
+mkdir -p "$C/stress"
+for l in ko ru; do
+    out=$C/stress/$l-site.tsv.gz
+    [ -s "$out" ] && continue
+    step "gen_sitechrome.py base/$l.tsv.gz --docs 10000 --seed $SEED -> stress/$l-site.tsv.gz"
+    "$PY" "$HERE/gen_sitechrome.py" "$C/base/$l.tsv.gz" "$out.tmp.gz" --docs 10000 --seed "$SEED" --gen "$GEN" && mv "$out.tmp.gz" "$out"
+done
+for x in ko man; do
+    out=$C/stress/$x-big.tsv.gz
+    [ -s "$out" ] && continue
+    step "make_bigclusters.py labelled/$x.tsv.gz -> stress/$x-big.tsv.gz"
+    "$PY" "$HERE/make_bigclusters.py" "$C/labelled/$x.tsv.gz" "$out.tmp.gz" --seed "$SEED" --gen "$GEN" && mv "$out.tmp.gz" "$out"
+done
+
 step "sizes"
-for f in "$C"/base/*.tsv.gz "$C"/labelled/*.tsv.gz "$C"/short.tsv.gz; do
+for f in "$C"/base/*.tsv.gz "$C"/labelled/*.tsv.gz "$C"/stress/*.tsv.gz "$C"/short.tsv.gz; do
     printf '%-40s %8d rows %10d bytes\n' "${f#$C/}" $(( $(zcat "$f" | wc -l) - 1 )) "$(stat -c %s "$f")"
 done | tee "$C/SIZES.txt"

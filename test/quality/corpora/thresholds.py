@@ -11,6 +11,9 @@ within 0.005 of the best.
 
 Recommenders (all see only unlabelled values):
   fixed-0.3        the current default
+  pairs-first-min  all pairs with J >= 0.05: histogram (0.02 bins) of log(1 + count), smoothed (Gaussian,
+                   sigma one bin): the first local minimum at or above 0.2 (the end of the background's
+                   decline); 0.3 if there is none below 0.9.  pairs-first-min-0.1: the same from 0.1
   pairs-valley     all pairs with J >= 0.05: histogram (0.02 bins) of log(1 + count), smoothed, minimum
                    in [0.1, 0.9]
   pairs-otsu       Otsu's threshold on the J values of all pairs with J >= 0.05
@@ -76,6 +79,17 @@ def valley(h, width=20, sigma=1.0, log=True, lo=100, hi=900):
     near = [i for i in idx if y[i] <= m + tol]
     i = near[len(near) // 2]
     return int(edges[i] + width // 2)
+
+
+def first_min(h, width=20, sigma=1.0, lo=100, hi=900, log=True, default=300):
+    """First local minimum (scanning up from lo) of the smoothed histogram (log(1 + count) by default)."""
+    c, e = rebin(h, width)
+    y = smooth(np.log1p(c) if log else c.astype(float), sigma)
+    idx = [i for i in range(len(c)) if lo <= e[i] and e[i] + width <= hi]
+    for j, i in enumerate(idx[:-1]):
+        if y[i] <= y[idx[j + 1]] and (j == 0 or y[i] <= y[idx[j - 1]]):
+            return int(e[i] + width // 2)
+    return default
 
 
 def otsu(h, lo=50):
@@ -166,6 +180,8 @@ def nn_hist(nnv):
 
 RECS = {
     'fixed-0.3': lambda ha, nnv: 300,
+    'pairs-first-min': lambda ha, nnv: first_min(ha, lo=200),
+    'pairs-first-min-0.1': lambda ha, nnv: first_min(ha, lo=100),
     'pairs-valley': lambda ha, nnv: valley(ha),
     'pairs-otsu': lambda ha, nnv: otsu(ha),
     'pairs-bgfit': lambda ha, nnv: bgfit(ha),
@@ -193,13 +209,22 @@ def select(res, tok, cut, q):
     return qi, cuts.index(v)
 
 
-def evaluate(res, nnz, tok, cut, q, sample, seeds=10):
+def variant(res, nnz, tok, cut, q):
+    """(hp, hn, ha, nn) of a variant: cut = 'none', a df cut-off, 'rule:C,f', or 'adapt:C,rho'."""
     d = res['tok'][tok]
+    if cut.startswith('adapt:'):
+        key = cut[6:]
+        ad = d['adapt'][key]
+        return np.array(ad['hp']), np.array(ad['hn']), np.array(ad['ha']), nnz[f'{tok}:adapt:{key}']
     qi, k = select(res, tok, cut, q)
     if k == len(res['cuts']):
         qi = 0
     hp, hn, ha = (np.array(d[x][qi][k]) for x in ('hp', 'hn', 'ha'))
-    nnv = nnz[tok][qi][k]
+    return hp, hn, ha, nnz[tok][qi][k]
+
+
+def evaluate(res, nnz, tok, cut, q, sample, seeds=10):
+    hp, hn, ha, nnv = variant(res, nnz, tok, cut, q)
     f = curve(hp, hn, res['positives'])
     bi = int(np.argmax(f[LO:HI + 1])) + LO
     out = {'best': (f[bi], bi)}
@@ -229,6 +254,7 @@ def main():
     print('| corpus | best F1 (t) | ' + ' | '.join(names) + ' |')
     print('|---|---|' + '---|' * len(names))
     good = {n: 0 for n in names}
+    loss = {n: [] for n in names}
     for p in a.results:
         res = json.load(open(p))
         nnz = np.load(re.sub(r'\.json$', '', p) + '.nn.npz')
@@ -241,9 +267,11 @@ def main():
             fv, t, fmin = o[n]
             ok = fmin >= fb - 0.005
             good[n] += ok
+            loss[n].append(fb - fv)
             cells.append(f'{fv:.3f} ({t / 1000:.3f}){"*" if ok else ""}')
         print(f"| {res['corpus']} | {fb:.3f} ({tb / 1000:.3f}) | " + ' | '.join(cells) + ' |')
     print('| within 0.005 | | ' + ' | '.join(f'{good[n]}/{len(a.results)}' for n in names) + ' |')
+    print('| mean / worst loss | | ' + ' | '.join(f'{np.mean(loss[n]):.3f} / {max(loss[n]):.3f}' for n in names) + ' |')
 
 
 if __name__ == '__main__':

@@ -1,0 +1,668 @@
+/*-------------------------------------------------------------------------
+ *
+ * hamming_build.c
+ *	  Building a generation of the hamming access method by sorting: the
+ *	  rows sorted by key into table 0 (keys and TIDs), then for each other
+ *	  block the table keys sorted into table t, each with its directory
+ *	  (Manku, Jain and Das Sarma 2007, s.3: the sorted permuted tables;
+ *	  built once by sorting, as the paper's batch construction).
+ *
+ * The sorts run in maintenance_work_mem: in memory (a least-significant-
+ * digit radix sort) while the rows fit, else through a tuplesort that
+ * spills to temporary files.  CREATE INDEX (hamming_build) feeds the rows
+ * of the heap; the merge of VACUUM (hamming_vacuum.c) feeds the rows of
+ * the old generation and of the sealed appendix.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "hamming.h"
+
+#include "access/generic_xlog.h"
+#include "access/tableam.h"
+#include "access/xloginsert.h"
+#include "catalog/index.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/smgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/tuplesort.h"
+
+/* A row to sort: its key and its packed TID (NULL flag on top). */
+typedef struct HammingRow
+{
+	uint64		key;
+	uint64		ptid;
+} HammingRow;
+
+/* the sign bit: unsigned order of keys as signed int8 order */
+#define HAMMING_SIGN	(UINT64CONST(1) << 63)
+
+struct HammingSorter
+{
+	MemoryContext cxt;
+	Size		mem_limit;		/* bytes */
+	HammingRow *rows;			/* in memory, until they do not fit */
+	Size		nrows;
+	Size		maxrows;
+	Tuplesortstate *ts;			/* spilled rows, or NULL */
+	TupleDesc	desc;
+	TupleTableSlot *slot;
+	uint64		count;
+	uint64		nulls;
+	Size		next;
+};
+
+/* Start collecting rows to sort, in maintenance_work_mem. */
+HammingSorter *
+hamming_sorter_begin(void)
+{
+	HammingSorter *s = palloc0(sizeof(HammingSorter));
+
+	s->cxt = AllocSetContextCreate(CurrentMemoryContext, "hamming sort",
+								   ALLOCSET_DEFAULT_SIZES);
+	s->mem_limit = (Size) maintenance_work_mem * 1024;
+	s->maxrows = 1024;
+	s->rows = MemoryContextAllocHuge(s->cxt, sizeof(HammingRow) * s->maxrows);
+	return s;
+}
+
+/* Move the rows to a tuplesort of (null flag, key, TID). */
+static void
+sorter_spill(HammingSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	AttrNumber	cols[2] = {1, 2};
+	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
+	Oid			colls[2] = {InvalidOid, InvalidOid};
+	bool		nullsfirst[2] = {false, false};
+
+	s->desc = CreateTemplateTupleDesc(3);
+	TupleDescInitEntry(s->desc, 1, "isnull", INT8OID, -1, 0);
+	TupleDescInitEntry(s->desc, 2, "key", INT8OID, -1, 0);
+	TupleDescInitEntry(s->desc, 3, "tid", INT8OID, -1, 0);
+	s->slot = MakeSingleTupleTableSlot(s->desc, &TTSOpsMinimalTuple);
+	s->ts = tuplesort_begin_heap(s->desc, 2, cols, ops, colls, nullsfirst,
+								 maintenance_work_mem, NULL, TUPLESORT_NONE);
+	MemoryContextSwitchTo(old);
+	for (Size i = 0; i < s->nrows; i++)
+	{
+		uint64		ptid = s->rows[i].ptid;
+
+		ExecClearTuple(s->slot);
+		s->slot->tts_values[0] = Int64GetDatum((int64) (ptid >> 63));
+		s->slot->tts_values[1] = Int64GetDatum((int64) (s->rows[i].key ^ HAMMING_SIGN));
+		s->slot->tts_values[2] = Int64GetDatum((int64) ptid);
+		memset(s->slot->tts_isnull, 0, 3 * sizeof(bool));
+		ExecStoreVirtualTuple(s->slot);
+		tuplesort_puttupleslot(s->ts, s->slot);
+	}
+	pfree(s->rows);
+	s->rows = NULL;
+	s->nrows = 0;
+}
+
+/* Add a row (key 0 and the NULL flag in packed_tid for a NULL fingerprint). */
+void
+hamming_sorter_put(HammingSorter *s, uint64 key, uint64 packed_tid)
+{
+	s->count++;
+	if (packed_tid >> 63)
+		s->nulls++;
+	if (s->ts == NULL && s->nrows == s->maxrows)
+	{
+		/* the radix sort needs the rows twice */
+		if (sizeof(HammingRow) * 2 * s->maxrows * 2 <= s->mem_limit)
+		{
+			s->maxrows *= 2;
+			s->rows = repalloc_huge(s->rows, sizeof(HammingRow) * s->maxrows);
+		}
+		else
+			sorter_spill(s);
+	}
+	if (s->ts == NULL)
+	{
+		s->rows[s->nrows].key = key;
+		s->rows[s->nrows].ptid = packed_tid;
+		s->nrows++;
+	}
+	else
+	{
+		ExecClearTuple(s->slot);
+		s->slot->tts_values[0] = Int64GetDatum((int64) (packed_tid >> 63));
+		s->slot->tts_values[1] = Int64GetDatum((int64) (key ^ HAMMING_SIGN));
+		s->slot->tts_values[2] = Int64GetDatum((int64) packed_tid);
+		memset(s->slot->tts_isnull, 0, 3 * sizeof(bool));
+		ExecStoreVirtualTuple(s->slot);
+		tuplesort_puttupleslot(s->ts, s->slot);
+	}
+}
+
+/*
+ * Radix sort (least significant digit first, 16-bit digits) of n values
+ * of `stride` uint64 words each, by their first word; tmp has room for n
+ * values.  Returns the array that holds the result (a or tmp).
+ */
+static uint64 *
+radix_sort(uint64 *a, uint64 *tmp, Size n, int stride)
+{
+	uint32	   *counts = palloc(sizeof(uint32) * 65536);
+
+	for (int shift = 0; shift < 64; shift += 16)
+	{
+		uint32		sum = 0;
+		uint64	   *t;
+
+		CHECK_FOR_INTERRUPTS();
+		memset(counts, 0, sizeof(uint32) * 65536);
+		for (Size i = 0; i < n; i++)
+			counts[(a[i * stride] >> shift) & 0xffff]++;
+		if (counts[(a[0] >> shift) & 0xffff] == n)
+			continue;			/* every value has this digit */
+		for (int d = 0; d < 65536; d++)
+		{
+			uint32		c = counts[d];
+
+			counts[d] = sum;
+			sum += c;
+		}
+		for (Size i = 0; i < n; i++)
+		{
+			uint32		pos = counts[(a[i * stride] >> shift) & 0xffff]++;
+
+			memcpy(tmp + (Size) pos * stride, a + i * stride, sizeof(uint64) * stride);
+		}
+		t = a;
+		a = tmp;
+		tmp = t;
+	}
+	pfree(counts);
+	return a;
+}
+
+/* Sort the collected rows: by key, the rows with a NULL fingerprint last. */
+void
+hamming_sorter_finish(HammingSorter *s)
+{
+	if (s->ts != NULL)
+	{
+		tuplesort_performsort(s->ts);
+		return;
+	}
+	if (s->nrows > 1)
+	{
+		HammingRow *tmp;
+		Size		keyed = 0;
+
+		/* NULL rows to the end (their order does not matter) */
+		for (Size i = 0; i < s->nrows; i++)
+			if (!(s->rows[i].ptid >> 63))
+			{
+				HammingRow r = s->rows[keyed];
+
+				s->rows[keyed++] = s->rows[i];
+				s->rows[i] = r;
+			}
+		if (keyed > 1)
+		{
+			uint64	   *sorted;
+
+			tmp = MemoryContextAllocHuge(s->cxt, sizeof(HammingRow) * keyed);
+			sorted = radix_sort((uint64 *) s->rows, (uint64 *) tmp, keyed, 2);
+			if (sorted != (uint64 *) s->rows)
+				memcpy(s->rows, sorted, sizeof(HammingRow) * keyed);
+			pfree(tmp);
+		}
+	}
+	s->next = 0;
+}
+
+/* Number of rows put. */
+uint64
+hamming_sorter_count(HammingSorter *s)
+{
+	return s->count;
+}
+
+/* The next row in sorted order; false at the end. */
+static bool
+sorter_next(HammingSorter *s, uint64 *key, uint64 *ptid)
+{
+	if (s->ts != NULL)
+	{
+		bool		isnull;
+
+		if (!tuplesort_gettupleslot(s->ts, true, false, s->slot, NULL))
+			return false;
+		*key = (uint64) DatumGetInt64(slot_getattr(s->slot, 2, &isnull)) ^ HAMMING_SIGN;
+		*ptid = (uint64) DatumGetInt64(slot_getattr(s->slot, 3, &isnull));
+		return true;
+	}
+	if (s->next >= s->nrows)
+		return false;
+	*key = s->rows[s->next].key;
+	*ptid = s->rows[s->next].ptid;
+	s->next++;
+	return true;
+}
+
+/* Free a sorter. */
+static void
+sorter_end(HammingSorter *s)
+{
+	if (s->ts != NULL)
+	{
+		tuplesort_end(s->ts);
+		ExecDropSingleTupleTableSlot(s->slot);
+	}
+	MemoryContextDelete(s->cxt);
+	pfree(s);
+}
+
+/* A page being filled, and the logical page the next one gets. */
+typedef struct PageStream
+{
+	Buffer		buf;			/* exclusively locked, or Invalid */
+	Page		page;
+	uint32		next;			/* next logical page (map slot) */
+} PageStream;
+
+/* Writes the pages of a generation, recording their blocks in its map. */
+typedef struct GenWriter
+{
+	Relation	index;
+	bool		building;		/* CREATE INDEX: new blocks, WAL at the end */
+	uint64		epoch;
+	BlockNumber *map;			/* logical page -> block */
+	uint32		npages;			/* logical pages reserved */
+	uint32		maxpages;
+	PageStream	main;			/* sequential writes */
+} GenWriter;
+
+/*
+ * Finish a stream's page: dirty, and WAL-logged as a full image (in a
+ * build, log_newpage_range logs every page at the end).
+ */
+static void
+stream_flush(GenWriter *w, PageStream *st)
+{
+	if (!BufferIsValid(st->buf))
+		return;
+	START_CRIT_SECTION();
+	MarkBufferDirty(st->buf);
+	if (!w->building && RelationNeedsWAL(w->index))
+		log_newpage_buffer(st->buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(st->buf);
+	st->buf = InvalidBuffer;
+	st->page = NULL;
+}
+
+/* Reserve n logical pages (map slots); returns the first. */
+static uint32
+writer_reserve(GenWriter *w, uint32 n)
+{
+	uint32		first = w->npages;
+
+	while (w->npages + n > w->maxpages)
+	{
+		w->maxpages *= 2;
+		w->map = repalloc_huge(w->map, sizeof(BlockNumber) * w->maxpages);
+	}
+	w->npages += n;
+	return first;
+}
+
+/*
+ * Start a stream's next page, of the given kind; a logical one takes the
+ * stream's next map slot.
+ */
+static Page
+stream_page(GenWriter *w, PageStream *st, uint8 kind, bool logical)
+{
+	stream_flush(w, st);
+	CHECK_FOR_INTERRUPTS();
+	st->buf = hamming_new_buffer(w->index, !w->building);
+	st->page = BufferGetPage(st->buf);
+	hamming_init_page(st->page, kind, w->epoch);
+	if (logical)
+		w->map[st->next++] = BufferGetBlockNumber(st->buf);
+	return st->page;
+}
+
+/* Start a page appended to the generation's logical pages. */
+static Page
+writer_page(GenWriter *w, uint8 kind)
+{
+	w->main.next = writer_reserve(w, 1);
+	return stream_page(w, &w->main, kind, true);
+}
+
+/* Finish the sequential stream's page. */
+static void
+writer_flush(GenWriter *w)
+{
+	stream_flush(w, &w->main);
+}
+
+/*
+ * Table 0: the sorted rows, their keys on key pages and their TIDs on TID
+ * pages (two streams into two reserved ranges); counts its buckets.
+ */
+static void
+write_rows(GenWriter *w, HammingSorter *s, HammingGenInfo *info, uint32 *counts)
+{
+	uint32		kpages = (uint32) ((info->rows + HAMMING_KEYS_PER_PAGE - 1) / HAMMING_KEYS_PER_PAGE);
+	uint32		tpages = (uint32) ((info->rows + HAMMING_TIDS_PER_PAGE - 1) / HAMMING_TIDS_PER_PAGE);
+	PageStream	keys = {InvalidBuffer, NULL, 0};
+	PageStream	tids = {InvalidBuffer, NULL, 0};
+	int			nk = HAMMING_KEYS_PER_PAGE;
+	int			nt = HAMMING_TIDS_PER_PAGE;
+	uint64		key;
+	uint64		ptid;
+
+	info->table_first[0] = keys.next = writer_reserve(w, kpages);
+	info->tid_first = tids.next = writer_reserve(w, tpages);
+	while (sorter_next(s, &key, &ptid))
+	{
+		ItemPointerData tid;
+
+		if (nk == HAMMING_KEYS_PER_PAGE)
+		{
+			stream_page(w, &keys, HAMMING_PAGE_KEYS, true);
+			nk = 0;
+		}
+		if (nt == HAMMING_TIDS_PER_PAGE)
+		{
+			stream_page(w, &tids, HAMMING_PAGE_TIDS, true);
+			nt = 0;
+		}
+		ItemPointerSetBlockNumber(&tid, (BlockNumber) ((ptid >> 16) & 0xFFFFFFFF));
+		tid.ip_posid = (OffsetNumber) (ptid & 0xFFFF);
+		if (ptid >> 63)
+			tid.ip_posid |= HAMMING_TID_NULL;
+		else
+			counts[key >> (64 - info->dbits)]++;
+		HammingPageKeyArray(keys.page)[nk] = key;
+		HammingPageGetOpaque(keys.page)->nitems = ++nk;
+		HammingPageTidArray(tids.page)[nt] = tid;
+		HammingPageGetOpaque(tids.page)->nitems = ++nt;
+	}
+	stream_flush(w, &keys);
+	stream_flush(w, &tids);
+	Assert(keys.next == info->table_first[0] + kpages && tids.next == info->tid_first + tpages);
+}
+
+/* A directory: the first entry of every bucket, and the total after them. */
+static void
+write_dir(GenWriter *w, const uint32 *counts, uint32 dbits)
+{
+	uint32		nbuckets = (uint32) 1 << dbits;
+	int			per = HAMMING_U32_PER_PAGE;
+	int			n = per;
+	uint32		sum = 0;
+
+	for (uint32 v = 0; v <= nbuckets; v++)
+	{
+		if (n == per)
+		{
+			writer_page(w, HAMMING_PAGE_DIR);
+			n = 0;
+		}
+		HammingPageU32(w->main.page)[n] = sum;
+		HammingPageGetOpaque(w->main.page)->nitems = ++n;
+		if (v < nbuckets)
+			sum += counts[v];
+	}
+	writer_flush(w);
+}
+
+/*
+ * Table t (1..3): the table-t keys of the keyed rows (read back from table
+ * 0's pages), sorted, stored as their low 64 - dbits bits; counts buckets.
+ */
+static void
+write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
+{
+	uint64		keyed = info->keyed;
+	int			width = (int) info->width;
+	uint64		lowmask = info->dbits == 0 ? ~UINT64CONST(0) :
+		(UINT64CONST(1) << (64 - info->dbits)) - 1;
+	int			per = HammingEntriesPerPage(width);
+	bool		in_memory = keyed * 2 * sizeof(uint64) <= (uint64) maintenance_work_mem * 1024;
+	uint64	   *space = NULL;
+	uint64	   *values = NULL;
+	Tuplesortstate *ts = NULL;
+	uint64		seen = 0;
+	int			n = per;
+
+	if (keyed == 0)
+		return;
+	if (in_memory)
+		values = space = palloc_extended(sizeof(uint64) * keyed * 2, MCXT_ALLOC_HUGE);
+	else
+		ts = tuplesort_begin_datum(INT8OID, Int8LessOperator, InvalidOid, false,
+								   maintenance_work_mem, NULL, TUPLESORT_NONE);
+
+	/* the keyed rows come first in table 0 */
+	for (uint32 lp = info->table_first[0]; seen < keyed; lp++)
+	{
+		Buffer		buf = ReadBuffer(w->index, w->map[lp]);
+		Page		page;
+		uint32		nitems;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		nitems = HammingPageGetOpaque(page)->nitems;
+		for (uint32 i = 0; i < nitems && seen < keyed; i++, seen++)
+		{
+			uint64		v = nddup_ham_table_key(HammingPageKeyArray(page)[i], t);
+
+			if (in_memory)
+				values[seen] = v;
+			else
+				tuplesort_putdatum(ts, Int64GetDatum((int64) (v ^ HAMMING_SIGN)), false);
+		}
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	if (in_memory)
+		values = radix_sort(values, values + keyed, keyed, 1);
+	else
+		tuplesort_performsort(ts);
+
+	for (uint64 i = 0; i < keyed; i++)
+	{
+		uint64		v;
+
+		if (in_memory)
+			v = values[i];
+		else
+		{
+			Datum		d;
+			bool		isnull;
+
+			if (!tuplesort_getdatum(ts, true, &d, &isnull, NULL))
+				elog(ERROR, "hamming index build: table %d sort ended early", t);
+			v = (uint64) DatumGetInt64(d) ^ HAMMING_SIGN;
+		}
+		if (n == per)
+		{
+			writer_page(w, HAMMING_PAGE_ENTRIES);
+			n = 0;
+		}
+		nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, v & lowmask);
+		HammingPageGetOpaque(w->main.page)->nitems = ++n;
+		counts[v >> (64 - info->dbits)]++;
+	}
+	writer_flush(w);
+	if (in_memory)
+		pfree(space);
+	else
+		tuplesort_end(ts);
+}
+
+/* The map pages of a generation (not logical pages themselves). */
+static void
+write_map(GenWriter *w, HammingGenInfo *info, BlockNumber **mapblocks)
+{
+	int			per = HAMMING_U32_PER_PAGE;
+	uint32		nmap = (w->npages + per - 1) / per;
+
+	if (nmap > (uint32) HAMMING_MAX_MAP_PAGES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("hamming index \"%s\" would need %u pages, more than its limit of %u",
+						RelationGetRelationName(w->index), w->npages,
+						(uint32) HAMMING_MAX_MAP_PAGES * per)));
+	*mapblocks = palloc(sizeof(BlockNumber) * Max(nmap, 1));
+	/* written last to first, so that each links to the next */
+	for (int m = (int) nmap - 1; m >= 0; m--)
+	{
+		uint32		first = (uint32) m * per;
+		uint32		count = Min((uint32) per, w->npages - first);
+		BlockNumber next = (m + 1 < (int) nmap) ? (*mapblocks)[m + 1] : InvalidBlockNumber;
+
+		stream_page(w, &w->main, HAMMING_PAGE_MAP, false);
+		memcpy(HammingPageU32(w->main.page), w->map + first, sizeof(BlockNumber) * count);
+		HammingPageGetOpaque(w->main.page)->nitems = count;
+		HammingPageGetOpaque(w->main.page)->next = next;
+		(*mapblocks)[m] = BufferGetBlockNumber(w->main.buf);
+		writer_flush(w);
+	}
+	info->nmap = nmap;
+}
+
+/*
+ * Write a generation of the given epoch from the sorted rows of sorter
+ * (which this ends): table 0 and its directory, then tables 1..3 and
+ * theirs, then the map.  Fills info and the map's block list; the caller
+ * puts them into the metapage.  building: a CREATE INDEX, whose caller
+ * WAL-logs every block at the end; else pages come from the free space map
+ * and are WAL-logged one by one.
+ */
+void
+hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
+						 bool building, HammingGenInfo *info,
+						 BlockNumber **mapblocks)
+{
+	GenWriter	w;
+	uint32	   *counts;
+
+	memset(info, 0, sizeof(HammingGenInfo));
+	info->epoch = epoch;
+	info->rows = sorter->count;
+	info->keyed = sorter->count - sorter->nulls;
+	info->dbits = hamming_dir_bits(info->keyed);
+	info->width = (uint32) hamming_entry_width(info->dbits);
+
+	memset(&w, 0, sizeof(w));
+	w.index = index;
+	w.building = building;
+	w.epoch = epoch;
+	w.maxpages = 1024;
+	w.map = palloc(sizeof(BlockNumber) * w.maxpages);
+	w.main.buf = InvalidBuffer;
+	counts = palloc(sizeof(uint32) * ((Size) 1 << info->dbits));
+
+	memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
+	write_rows(&w, sorter, info, counts);
+	sorter_end(sorter);			/* tables 1..3 read table 0 back */
+	info->dir_first[0] = w.npages;
+	write_dir(&w, counts, info->dbits);
+	for (int t = 1; t < HAMMING_TABLES; t++)
+	{
+		memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
+		info->table_first[t] = w.npages;
+		write_table(&w, info, t, counts);
+		info->dir_first[t] = w.npages;
+		write_dir(&w, counts, info->dbits);
+	}
+	info->npages = w.npages;
+	write_map(&w, info, mapblocks);
+	pfree(counts);
+	pfree(w.map);
+}
+
+/* Per-row callback of the heap scan of CREATE INDEX. */
+static void
+build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+			   bool tupleIsAlive, void *state)
+{
+	HammingSorter *sorter = (HammingSorter *) state;
+	uint64		key = isnull[0] ? 0 : nddup_ham_key(DatumGetSimhash64(values[0]));
+
+	hamming_sorter_put(sorter, key, hamming_tid_pack(tid, isnull[0]));
+}
+
+/*
+ * ambuild: the metapage, then one generation from the sorted heap rows,
+ * every block WAL-logged at the end (as other access methods that write
+ * their pages in one pass do).
+ */
+IndexBuildResult *
+hamming_build(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	IndexBuildResult *result;
+	HammingSorter *sorter;
+	HammingGenInfo info;
+	BlockNumber *mapblocks;
+	Buffer		buf;
+	HammingMetaPageData *meta;
+	double		reltuples;
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	buf = hamming_new_buffer(index, false);
+	Assert(BufferGetBlockNumber(buf) == HAMMING_METAPAGE_BLKNO);
+	hamming_init_meta(BufferGetPage(buf));
+	MarkBufferDirty(buf);
+	UnlockReleaseBuffer(buf);
+
+	sorter = hamming_sorter_begin();
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   build_callback, sorter, NULL);
+	hamming_sorter_finish(sorter);
+	result = palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = (double) hamming_sorter_count(sorter);
+	hamming_write_generation(index, sorter, 1, true, &info, &mapblocks);
+
+	buf = ReadBuffer(index, HAMMING_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	meta = HammingPageGetMeta(BufferGetPage(buf));
+	meta->gen = info;
+	memcpy(meta->map, mapblocks, sizeof(BlockNumber) * info.nmap);
+	meta->last_epoch = 2;
+	meta->app_epoch = 2;
+	MarkBufferDirty(buf);
+	UnlockReleaseBuffer(buf);
+
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+	return result;
+}
+
+/* ambuildempty: the metapage of an empty index in the init fork. */
+void
+hamming_build_empty(Relation index)
+{
+	Page		page = (Page) palloc(BLCKSZ);
+
+	hamming_init_meta(page);
+	PageSetChecksumInplace(page, HAMMING_METAPAGE_BLKNO);
+	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, HAMMING_METAPAGE_BLKNO,
+			  (char *) page, true);
+	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+				HAMMING_METAPAGE_BLKNO, page, true);
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+	pfree(page);
+}

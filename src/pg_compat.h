@@ -1,0 +1,62 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_compat.h
+ *	  The server APIs that differ between the PostgreSQL majors nddup
+ *	  supports, 15 to 18.  Write code against the newest form; this header
+ *	  maps it back for the older majors, so that version guards stay here
+ *	  and out of the code.
+ *
+ * Include after postgres.h; nddup.h includes it, so every server file has
+ * it.  docs/testing.md#postgresql-versions says how each major is tested.
+ *
+ * Changes checked and needing nothing here (release notes 16-18, headers
+ * of 15.20, 16.2 and 18.3): SPI, tuplesort_begin_heap, InitMaterializedSRF,
+ * DefineCustom*Variable and MarkGUCPrefixReserved, the relcache and
+ * syscache calls, snapshots, memory contexts, local reloptions, the GIN and
+ * SP-GiST support function protocols, planner support requests.
+ *
+ * For a new index access method: makeNode(IndexAmRoutine) zeroes the
+ * fields added since 15 (16: amsummarizing; 17: amcanbuildparallel,
+ * aminsertcleanup; 18: amcanhash, amconsistentequality,
+ * amconsistentordering, amgettreeheight, amtranslatestrategy,
+ * amtranslatecmptype), so set one under "#if PG_VERSION_NUM >= ..." only
+ * to a non-zero value; amestimateparallelscan takes (Relation, nkeys,
+ * norderbys) since 18 and no argument before; RelFileNode is
+ * RelFileLocator (rd_node is rd_locator) since 16.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef NDDUP_PG_COMPAT_H
+#define NDDUP_PG_COMPAT_H
+
+/*
+ * 16 moved the varlena macros (VARSIZE, SET_VARSIZE, VARDATA, ...) from
+ * postgres.h into varatt.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * float8in_internal(num, endptr_p, type_name, orig_string, escontext): 16
+ * added escontext for soft errors.  Before 16 an error is always thrown, as
+ * with escontext NULL; so pass NULL.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/float.h"
+#define float8in_internal(num, endptr_p, type_name, orig_string, escontext) \
+	((void) (escontext), \
+	 float8in_internal((num), (endptr_p), (type_name), (orig_string)))
+#endif
+
+/*
+ * The local transaction id of this backend (include storage/proc.h): 17
+ * moved PGPROC.lxid into PGPROC.vxid.
+ */
+#if PG_VERSION_NUM >= 170000
+#define NDDUP_MY_LXID	(MyProc->vxid.lxid)
+#else
+#define NDDUP_MY_LXID	(MyProc->lxid)
+#endif
+
+#endif							/* NDDUP_PG_COMPAT_H */

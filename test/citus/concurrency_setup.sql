@@ -1,0 +1,16 @@
+-- Tables of the concurrency test (test/citus/run.sh): near-duplicates are
+-- inserted through the coordinator by 8 pgbench clients.
+SET citus.enable_unsafe_triggers = on;
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS cposts, csposts;
+-- distributed by id: nddup_original() in the INSERT
+CREATE TABLE cposts (id bigserial PRIMARY KEY, base integer, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('cposts', 'id');
+CREATE INDEX ON cposts USING gin (fp simhash64_gin_ops);
+-- distributed by site: the trigger scoped by site, on the shards
+CREATE TABLE csposts (id bigserial, site integer, base integer, fp simhash64, duplicate_of bigint,
+	PRIMARY KEY (site, id));
+SELECT create_distributed_table('csposts', 'site');
+CREATE INDEX ON csposts USING gin (fp simhash64_gin_ops);
+CREATE TRIGGER dedup BEFORE INSERT ON csposts FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3', 'scope=site');

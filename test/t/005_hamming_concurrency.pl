@@ -1,0 +1,264 @@
+# Copyright (c) nddup contributors; PostgreSQL Licence.
+#
+# The hamming access method under concurrency, crashes and replication.
+#
+# A primary with a table whose hamming index merges at every VACUUM
+# (merge_fraction = 0) and a streaming standby.  While two writers insert,
+# update and delete (one row per transaction), a third session runs VACUUM
+# in a loop (tombstones, merges, recycling of retired pages):
+#  - a checker compares, inside one REPEATABLE READ snapshot, the index's
+#    answer with a sequential scan's (radius queries, nearest-10): they
+#    must be equal every time;
+#  - a session holds an ordered index scan open across the merges (a
+#    cursor, its later batches read the old generation's pages) and
+#    compares its whole order with a sequential scan: pages must not be
+#    recycled under it;
+#  - a checker on the standby does the same; a query there may be cancelled
+#    when the primary recycles pages it reads (40001), never answer wrong.
+# Then the postmaster is killed (SIGKILL) while the writers and the VACUUM
+# loop run, possibly mid-merge; after WAL replay every index answer must
+# equal the sequential scan, VACUUMs recycle the orphaned pages and merge,
+# and the standby (caught up) answers like the primary.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use IPC::Run;
+use Test::More;
+use Time::HiRes qw(usleep);
+use FindBin;
+use lib $FindBin::Bin;
+use NddupWorkload qw(crash_node);
+
+my $primary = PostgreSQL::Test::Cluster->new('ham_primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf(
+	'postgresql.conf', q{
+autovacuum = off
+max_parallel_workers_per_gather = 0
+jit = off
+restart_after_crash = off
+});
+$primary->start;
+
+$primary->safe_psql(
+	'postgres', q{
+CREATE EXTENSION nddup;
+
+-- a fingerprint of one of 300 clusters with 0..8 bits flipped
+CREATE FUNCTION fpgen(seed bigint) RETURNS simhash64
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT (hashint8extended(seed % 300, 11) #
+			coalesce((SELECT bit_or(1::bigint << (hashint8extended(seed * 8 + i, 12) & 63)::int)
+					  FROM generate_series(1, (seed % 9)::int) i), 0))::simhash64
+$$;
+
+CREATE TABLE h (id bigint PRIMARY KEY, fp simhash64);
+INSERT INTO h SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE fpgen(g * 31) END
+	FROM generate_series(1, 20000) g;
+CREATE INDEX h_fp ON h USING hamming (fp) WITH (merge_fraction = 0);
+
+-- writer s: n transactions of one insert, and some updates and deletes
+CREATE PROCEDURE writer(s int, n int) LANGUAGE plpgsql AS $$
+DECLARE
+	base bigint := s * 1000000;
+BEGIN
+	FOR i IN 1 .. n LOOP
+		INSERT INTO h VALUES (base + i, fpgen(base + i));
+		IF i % 5 = 0 THEN
+			DELETE FROM h WHERE id = base + i - 3;
+		END IF;
+		IF i % 7 = 0 THEN
+			UPDATE h SET fp = fpgen(i * 13 + s) WHERE id = base + i - 1;
+		END IF;
+		IF i % 11 = 0 THEN
+			DELETE FROM h WHERE id = (i * 37) % 20000 + 1;
+		END IF;
+		COMMIT;
+	END LOOP;
+END $$;
+
+-- the index's answers against a sequential scan's, in the same snapshot;
+-- raises on a difference, returns the rows found
+CREATE FUNCTION check_once(seed int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	c simhash64 := fpgen(seed * 7919 + 5);
+	r int := seed % 15;
+	a bigint[];
+	b bigint[];
+	da int[];
+	db int[];
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SELECT array_agg(id ORDER BY id) INTO a FROM h WHERE fp <@ ball(c, r);
+	SELECT array_agg(d) INTO da FROM (SELECT fp <-> c AS d FROM h ORDER BY fp <-> c LIMIT 10) s;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SELECT array_agg(id ORDER BY id) INTO b FROM h WHERE (fp <-> c) <= r;
+	SELECT array_agg(d ORDER BY d) INTO db FROM (SELECT fp <-> c AS d FROM h ORDER BY 1 LIMIT 10) s;
+	SET LOCAL enable_indexscan = on;
+	SET LOCAL enable_indexonlyscan = on;
+	SET LOCAL enable_bitmapscan = on;
+	IF a IS DISTINCT FROM b OR da IS DISTINCT FROM db THEN
+		RAISE EXCEPTION 'index and sequential scan differ for seed % (radius %)', seed, r;
+	END IF;
+	RETURN coalesce(cardinality(a), 0);
+END $$;
+
+-- an ordered index scan held open across merges (later batches read the
+-- pages of the generation it started with), against a sequential scan
+CREATE FUNCTION check_long_scan(pause float8) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	cur refcursor;
+	d int;
+	got int[] := '{}';
+	want int[];
+	q simhash64 := fpgen(4242);
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	OPEN cur FOR SELECT fp <-> q FROM h ORDER BY fp <-> q;
+	FOR i IN 1 .. 3 LOOP
+		FETCH cur INTO d;
+		got := got || d;
+	END LOOP;
+	PERFORM pg_sleep(pause);
+	LOOP
+		FETCH cur INTO d;
+		EXIT WHEN NOT FOUND;
+		got := got || d;
+	END LOOP;
+	CLOSE cur;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SELECT array_agg(x ORDER BY x) INTO want FROM (SELECT fp <-> q AS x FROM h) s;
+	IF array_to_string(got, ',', 'null') IS DISTINCT FROM array_to_string(want, ',', 'null') THEN
+		RAISE EXCEPTION 'a long ordered scan differs from the sequential scan'
+			USING DETAIL = format('index %s rows, sequential scan %s rows; first difference at %s',
+				cardinality(got), cardinality(want),
+				(SELECT min(i) FROM generate_series(1, greatest(cardinality(got), cardinality(want))) i
+				  WHERE got[i] IS DISTINCT FROM want[i]));
+	END IF;
+	RETURN cardinality(got);
+END $$;
+});
+
+$primary->backup('backup');
+my $standby = PostgreSQL::Test::Cluster->new('ham_standby');
+$standby->init_from_backup($primary, 'backup', has_streaming => 1);
+$standby->append_conf(
+	'postgresql.conf', q{
+max_parallel_workers_per_gather = 0
+jit = off
+max_standby_streaming_delay = 100ms
+});
+$standby->start;
+
+# Start a psql session running a script on a node.
+sub start_script
+{
+	my ($node, $name, $sql) = @_;
+	my $file = "${PostgreSQL::Test::Utils::tmp_check}/$name.sql";
+	open my $fh, '>', $file or die "cannot write $file: $!";
+	print $fh $sql;
+	close $fh;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-f', $file ],
+		'>', \$out, '2>', \$err);
+	return { h => $h, out => \$out, err => \$err, name => $name };
+}
+
+my $vacuums = join('', map { "VACUUM h; SELECT pg_sleep(0.05);\n" } 1 .. 25);
+my $checks = join('',
+	map { "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT check_once($_); COMMIT;\n" } 1 .. 80);
+my @s = (
+	start_script($primary, 'writer1', "CALL writer(1, 600);\n"),
+	start_script($primary, 'writer2', "CALL writer(2, 600);\n"),
+	start_script($primary, 'vacuum', $vacuums),
+	start_script($primary, 'checker', $checks),
+	start_script($primary, 'long_scan',
+		"BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT check_long_scan(2); COMMIT;\n"));
+
+# the standby checker tolerates cancellation by recovery conflicts, never a
+# wrong answer
+my $standby_checks = join('',
+	map { "DO \$\$ BEGIN PERFORM check_once($_); EXCEPTION WHEN serialization_failure THEN RAISE NOTICE 'conflict'; END \$\$;\n" } 1 .. 60);
+push @s, start_script($standby, 'standby_checker', $standby_checks);
+
+for my $s (@s)
+{
+	$s->{h}->finish;
+	is($s->{h}->result(0), 0, "session $s->{name} finished without error")
+	  or diag ${ $s->{err} };
+}
+my $conflicts = () = ${ $s[-1]->{err} } =~ /NOTICE:  conflict/g;
+note "standby queries cancelled by recovery conflicts: $conflicts";
+
+my $stats = $primary->safe_psql('postgres',
+	'SELECT sorted_rows, appendix_rows, dead_rows FROM hamming_index_stats(\'h_fp\')');
+note "after the workload: sorted, appendix, dead rows = $stats";
+
+# compare every answer of a node with the primary's sequential scan
+sub compare_all
+{
+	my ($node, $when) = @_;
+	my $q = q{
+SELECT string_agg(k || ':' || coalesce((SELECT string_agg(id::text, ',' ORDER BY id) FROM h
+	WHERE fp <@ ball(fpgen(k * 7919 + 5), k % 15)), ''), ' ' ORDER BY k)
+FROM generate_series(1, 120) k};
+	my $idx = $node->safe_psql('postgres', "SET enable_seqscan = off; $q");
+	my $seq = $primary->safe_psql('postgres',
+		"SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off; $q");
+	is($idx, $seq, "radius answers equal the sequential scan ($when)");
+	my $plan = $node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $q");
+	like($plan, qr/h_fp/, "the hamming index serves them ($when)");
+}
+
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+compare_all($primary, 'primary after the workload');
+compare_all($standby, 'standby after the workload');
+
+# a crash while writers and merges run
+my @c = (
+	start_script($primary, 'writer3', "CALL writer(3, 3000);\n"),
+	start_script($primary, 'vacuum2', $vacuums . $vacuums));
+for (1 .. 100)
+{
+	last if $primary->safe_psql('postgres', 'SELECT count(*) FROM h WHERE id >= 3000000') >= 200;
+	usleep(50_000);
+}
+crash_node($primary);
+for my $s (@c)
+{
+	$s->{h}->kill_kill;
+	$s->{h}->finish;
+}
+$primary->start;
+ok($primary->log_contains('redo starts at'), 'the restart replayed WAL');
+compare_all($primary, 'after crash recovery');
+
+# VACUUM recycles what the crash or the merges left, and merges
+$primary->safe_psql('postgres', 'VACUUM h; INSERT INTO h VALUES (9000001, fpgen(1)); VACUUM h; VACUUM h;');
+compare_all($primary, 'after VACUUMs following recovery');
+my ($sorted, $appendix, $rows) = split /\|/, $primary->safe_psql('postgres',
+	"SELECT s.sorted_rows, s.appendix_rows, (SELECT count(*) FROM h) FROM hamming_index_stats('h_fp') s");
+is($appendix, 0, 'the appendix is merged');
+is($sorted, $rows, 'every row is in the sorted generation');
+my $pages = $primary->safe_psql('postgres', "SELECT pages FROM hamming_index_stats('h_fp')");
+my $fresh = $primary->safe_psql('postgres',
+	"CREATE INDEX h_fp2 ON h USING hamming (fp); SELECT pages FROM hamming_index_stats('h_fp2')");
+cmp_ok($pages, '<=', 3 * $fresh, "the index ($pages pages) stays within 3x a fresh build ($fresh)");
+$primary->safe_psql('postgres', 'DROP INDEX h_fp2');
+
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+compare_all($standby, 'standby after the crash of the primary');
+
+$standby->stop;
+$primary->stop;
+done_testing();
