@@ -74,39 +74,39 @@ CREATE AGGREGATE @extschema@.shingle_filter_agg(doc text, min_docs integer,
 COMMENT ON AGGREGATE @extschema@.shingle_filter_agg(text, integer, double precision, integer, text)
 	IS 'frequent-shingle filter: w-shingles of the unit in more than max(min_docs, share * N) of the N documents';
 
-CREATE FUNCTION @extschema@.minhash(doc text, filter @extschema@.shingle_filter,
+CREATE FUNCTION @extschema@.minhash(filter @extschema@.shingle_filter, doc text,
 		k integer DEFAULT 128, method text DEFAULT 'oph', seed integer DEFAULT 0)
 	RETURNS @extschema@.minhash_sketch
 	AS 'MODULE_PATHNAME', 'minhash_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.minhash(text, @extschema@.shingle_filter, integer, text, integer)
+COMMENT ON FUNCTION @extschema@.minhash(@extschema@.shingle_filter, text, integer, text, integer)
 	IS 'min-hash sketch of the shingles (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
-CREATE FUNCTION @extschema@.shingle_set(doc text, filter @extschema@.shingle_filter)
+CREATE FUNCTION @extschema@.shingle_set(filter @extschema@.shingle_filter, doc text)
 	RETURNS @extschema@.shingleset
 	AS 'MODULE_PATHNAME', 'shingle_set_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.shingle_set(text, @extschema@.shingle_filter)
+COMMENT ON FUNCTION @extschema@.shingle_set(@extschema@.shingle_filter, text)
 	IS 'exact set of the shingle hashes (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
-CREATE FUNCTION @extschema@.simhash(doc text, filter @extschema@.shingle_filter,
+CREATE FUNCTION @extschema@.simhash(filter @extschema@.shingle_filter, doc text,
 		weighting text DEFAULT 'tf') RETURNS @extschema@.simhash64
 	AS 'MODULE_PATHNAME', 'simhash_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.simhash(text, @extschema@.shingle_filter, text)
+COMMENT ON FUNCTION @extschema@.simhash(@extschema@.shingle_filter, text, text)
 	IS 'Charikar simhash of the shingles (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
 
-CREATE FUNCTION @extschema@.to_minhash_sketch(doc text, filter @extschema@.shingle_filter,
+CREATE FUNCTION @extschema@.to_minhash_sketch(filter @extschema@.shingle_filter, doc text,
 		k integer DEFAULT 128, method text DEFAULT 'oph', seed integer DEFAULT 0)
 	RETURNS @extschema@.minhash_sketch
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.minhash(doc, filter, k, method, seed);
-COMMENT ON FUNCTION @extschema@.to_minhash_sketch(text, @extschema@.shingle_filter, integer, text, integer)
-	IS 'min-hash sketch of the shingles the filter does not hold (the same as minhash(doc, filter))';
-CREATE FUNCTION @extschema@.to_shingleset(doc text, filter @extschema@.shingle_filter)
+	RETURN @extschema@.minhash(filter, doc, k, method, seed);
+COMMENT ON FUNCTION @extschema@.to_minhash_sketch(@extschema@.shingle_filter, text, integer, text, integer)
+	IS 'min-hash sketch of the shingles the filter does not hold (the same as minhash(filter, doc))';
+CREATE FUNCTION @extschema@.to_shingleset(filter @extschema@.shingle_filter, doc text)
 	RETURNS @extschema@.shingleset
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.shingle_set(doc, filter);
-COMMENT ON FUNCTION @extschema@.to_shingleset(text, @extschema@.shingle_filter)
-	IS 'exact set of the shingles the filter does not hold (the same as shingle_set(doc, filter))';
-CREATE FUNCTION @extschema@.to_simhash64(doc text, filter @extschema@.shingle_filter,
+	RETURN @extschema@.shingle_set(filter, doc);
+COMMENT ON FUNCTION @extschema@.to_shingleset(@extschema@.shingle_filter, text)
+	IS 'exact set of the shingles the filter does not hold (the same as shingle_set(filter, doc))';
+CREATE FUNCTION @extschema@.to_simhash64(filter @extschema@.shingle_filter, doc text,
 		weighting text DEFAULT 'tf') RETURNS @extschema@.simhash64
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.simhash(doc, filter, weighting);
-COMMENT ON FUNCTION @extschema@.to_simhash64(text, @extschema@.shingle_filter, text)
-	IS 'Charikar simhash of the shingles the filter does not hold (the same as simhash(doc, filter))';
+	RETURN @extschema@.simhash(filter, doc, weighting);
+COMMENT ON FUNCTION @extschema@.to_simhash64(@extschema@.shingle_filter, text, text)
+	IS 'Charikar simhash of the shingles the filter does not hold (the same as simhash(filter, doc))';

@@ -290,7 +290,7 @@ shingle_filter_finalfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("work_mem is too small to count the shingles of %lld documents",
 						(long long) st->counter.ndocs),
-				 errdetail("Counts are exact up to %u documents, and the cut-off is %lld.",
+				 errdetail("The counts exceed the truth by up to %u documents, and the cut-off is %lld.",
 						   st->counter.floor, (long long) cutoff),
 				 errhint("Raise work_mem for this aggregate.")));
 	items = nddup_df_frequent(&st->counter, cutoff, &n);
@@ -365,15 +365,15 @@ filtered_shingles(text *doc, const Filter *f, bool all, NddupHashes *hashes)
 }
 
 /*
- * minhash(doc text, filter shingle_filter, k int, method text, seed int):
+ * minhash(filter shingle_filter, doc text, k int, method text, seed int):
  * the min-hash sketch of the document's shingles that the filter does not
  * hold (size and unit are the filter's).
  */
 Datum
 minhash_text_filtered(PG_FUNCTION_ARGS)
 {
-	text	   *doc = PG_GETARG_TEXT_PP(0);
-	Filter	   *f = filter_arg(fcinfo, 1);
+	Filter	   *f = filter_arg(fcinfo, 0);
+	text	   *doc = PG_GETARG_TEXT_PP(1);
 	int32		k = PG_GETARG_INT32(2);
 	int			method = nddup_minhash_check_args(PG_GETARG_TEXT_PP(3), k,
 												  PG_GETARG_INT32(4));
@@ -387,35 +387,35 @@ minhash_text_filtered(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(m);
 }
 
-/* shingle_set(doc text, filter shingle_filter): the exact set without the filter's shingles. */
+/* shingle_set(filter shingle_filter, doc text): the exact set without the filter's shingles. */
 Datum
 shingle_set_text_filtered(PG_FUNCTION_ARGS)
 {
-	Filter	   *f = filter_arg(fcinfo, 1);
+	Filter	   *f = filter_arg(fcinfo, 0);
 	NddupHashes hashes = {0};
 	NddupShingleSet *s;
 
-	filtered_shingles(PG_GETARG_TEXT_PP(0), f, false, &hashes);
+	filtered_shingles(PG_GETARG_TEXT_PP(1), f, false, &hashes);
 	s = nddup_exact_shingleset(hashes.items, hashes.len, f->size, f->unit);
 	nddup_hashes_free(&hashes);
 	PG_RETURN_POINTER(s);
 }
 
 /*
- * simhash(doc text, filter shingle_filter, weighting text): Charikar's
+ * simhash(filter shingle_filter, doc text, weighting text): Charikar's
  * simhash of the shingles the filter does not hold, each occurrence
  * weighing 1 ('tf') or each distinct shingle 1 ('set').
  */
 Datum
 simhash_text_filtered(PG_FUNCTION_ARGS)
 {
-	Filter	   *f = filter_arg(fcinfo, 1);
+	Filter	   *f = filter_arg(fcinfo, 0);
 	bool		unique = nddup_parse_weighting_is_set(PG_GETARG_TEXT_PP(2));
 	NddupHashes hashes = {0};
 	NddupSimhashAcc acc;
 	uint64		fp;
 
-	filtered_shingles(PG_GETARG_TEXT_PP(0), f, !unique, &hashes);
+	filtered_shingles(PG_GETARG_TEXT_PP(1), f, !unique, &hashes);
 	if (unique)
 		hashes.len = nddup_sort_unique(hashes.items, hashes.len);
 	nddup_simhash_init(&acc);
