@@ -1,6 +1,9 @@
 -- nddup install script, part 7.2: boilerplate-aware sketches (src/types/filter_sql.c,
 -- docs/sketches.md#boilerplate-aware-sketches): the shingle_filter type, its
--- aggregate and the constructors that leave the filter's shingles out.
+-- aggregate and the constructors that leave the filter's shingles out
+-- (minhash_filtered, shingle_set_filtered, simhash_filtered: overloads of
+-- minhash() and the others would make calls with two untyped literals,
+-- such as minhash('a b c', NULL), ambiguous).
 
 CREATE TYPE @extschema@.shingle_filter;
 
@@ -74,39 +77,19 @@ CREATE AGGREGATE @extschema@.shingle_filter_agg(doc text, min_docs integer,
 COMMENT ON AGGREGATE @extschema@.shingle_filter_agg(text, integer, double precision, integer, text)
 	IS 'frequent-shingle filter: w-shingles of the unit in more than max(min_docs, share * N) of the N documents';
 
-CREATE FUNCTION @extschema@.minhash(filter @extschema@.shingle_filter, doc text,
+CREATE FUNCTION @extschema@.minhash_filtered(filter @extschema@.shingle_filter, doc text,
 		k integer DEFAULT 128, method text DEFAULT 'oph', seed integer DEFAULT 0)
 	RETURNS @extschema@.minhash_sketch
 	AS 'MODULE_PATHNAME', 'minhash_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.minhash(@extschema@.shingle_filter, text, integer, text, integer)
+COMMENT ON FUNCTION @extschema@.minhash_filtered(@extschema@.shingle_filter, text, integer, text, integer)
 	IS 'min-hash sketch of the shingles (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
-CREATE FUNCTION @extschema@.shingle_set(filter @extschema@.shingle_filter, doc text)
+CREATE FUNCTION @extschema@.shingle_set_filtered(filter @extschema@.shingle_filter, doc text)
 	RETURNS @extschema@.shingleset
 	AS 'MODULE_PATHNAME', 'shingle_set_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.shingle_set(@extschema@.shingle_filter, text)
+COMMENT ON FUNCTION @extschema@.shingle_set_filtered(@extschema@.shingle_filter, text)
 	IS 'exact set of the shingle hashes (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
-CREATE FUNCTION @extschema@.simhash(filter @extschema@.shingle_filter, doc text,
+CREATE FUNCTION @extschema@.simhash_filtered(filter @extschema@.shingle_filter, doc text,
 		weighting text DEFAULT 'tf') RETURNS @extschema@.simhash64
 	AS 'MODULE_PATHNAME', 'simhash_text_filtered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.simhash(@extschema@.shingle_filter, text, text)
+COMMENT ON FUNCTION @extschema@.simhash_filtered(@extschema@.shingle_filter, text, text)
 	IS 'Charikar simhash of the shingles (the filter''s size and unit) that the filter does not hold; all of them if it holds every one';
-
-CREATE FUNCTION @extschema@.to_minhash_sketch(filter @extschema@.shingle_filter, doc text,
-		k integer DEFAULT 128, method text DEFAULT 'oph', seed integer DEFAULT 0)
-	RETURNS @extschema@.minhash_sketch
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.minhash(filter, doc, k, method, seed);
-COMMENT ON FUNCTION @extschema@.to_minhash_sketch(@extschema@.shingle_filter, text, integer, text, integer)
-	IS 'min-hash sketch of the shingles the filter does not hold (the same as minhash(filter, doc))';
-CREATE FUNCTION @extschema@.to_shingleset(filter @extschema@.shingle_filter, doc text)
-	RETURNS @extschema@.shingleset
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.shingle_set(filter, doc);
-COMMENT ON FUNCTION @extschema@.to_shingleset(@extschema@.shingle_filter, text)
-	IS 'exact set of the shingles the filter does not hold (the same as shingle_set(filter, doc))';
-CREATE FUNCTION @extschema@.to_simhash64(filter @extschema@.shingle_filter, doc text,
-		weighting text DEFAULT 'tf') RETURNS @extschema@.simhash64
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN @extschema@.simhash(filter, doc, weighting);
-COMMENT ON FUNCTION @extschema@.to_simhash64(@extschema@.shingle_filter, text, text)
-	IS 'Charikar simhash of the shingles the filter does not hold (the same as simhash(filter, doc))';

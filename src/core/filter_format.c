@@ -134,7 +134,7 @@ nddup_filter_validate(const NddupFilter *f, NddupParseError *err)
 		return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 								"The shingle size must be between 1 and %d, the unit word, char or word_.",
 								NDDUP_MAX_SHINGLE_SIZE);
-	if (!(f->share >= 0 && f->share <= 1) || f->ndocs < 0 || f->error < 0 ||
+	if (!(f->share >= 0 && f->share <= 1) || signbit(f->share) || f->ndocs < 0 || f->error < 0 ||
 		f->error > f->ndocs)
 		return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 								"The share must be between 0 and 1, ndocs and error at least 0, error at most ndocs.");

@@ -4,8 +4,8 @@
  *	  Boilerplate-aware sketches: the shingle_filter type (the shingles of a
  *	  collection that occur in more than a cut-off of its documents), the
  *	  shingle_filter_agg aggregate that builds one from a text column, and
- *	  the constructors minhash(), shingle_set() and simhash() that take one
- *	  and leave its shingles out.
+ *	  the constructors minhash_filtered(), shingle_set_filtered() and
+ *	  simhash_filtered() that take one and leave its shingles out.
  *
  * Broder et al. ("Syntactic clustering of the Web", 1997, s.3) dropped the
  * shingles shared by more than 1,000 documents before clustering; I-Match
@@ -365,7 +365,7 @@ filtered_shingles(text *doc, const Filter *f, bool all, NddupHashes *hashes)
 }
 
 /*
- * minhash(filter shingle_filter, doc text, k int, method text, seed int):
+ * minhash_filtered(filter shingle_filter, doc text, k int, method text, seed int):
  * the min-hash sketch of the document's shingles that the filter does not
  * hold (size and unit are the filter's).
  */
@@ -387,7 +387,7 @@ minhash_text_filtered(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(m);
 }
 
-/* shingle_set(filter shingle_filter, doc text): the exact set without the filter's shingles. */
+/* shingle_set_filtered(filter shingle_filter, doc text): the exact set without the filter's shingles. */
 Datum
 shingle_set_text_filtered(PG_FUNCTION_ARGS)
 {
@@ -402,7 +402,7 @@ shingle_set_text_filtered(PG_FUNCTION_ARGS)
 }
 
 /*
- * simhash(filter shingle_filter, doc text, weighting text): Charikar's
+ * simhash_filtered(filter shingle_filter, doc text, weighting text): Charikar's
  * simhash of the shingles the filter does not hold, each occurrence
  * weighing 1 ('tf') or each distinct shingle 1 ('set').
  */
