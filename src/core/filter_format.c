@@ -213,7 +213,8 @@ header_share(const char **p, double *value)
 		return false;
 	errno = 0;
 	*value = strtod(s + 7, &end);
-	if (errno != 0 || !(*value >= 0 && *value <= 1))
+	/* ERANGE for an underflow: a subnormal share is read exactly */
+	if ((errno != 0 && errno != ERANGE) || !(*value >= 0 && *value <= 1))
 		return false;
 	*p = end;
 	return true;
