@@ -664,10 +664,11 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_THRESHOLD,
 	NDDUP_TK_K,
 	NDDUP_TK_VISIBILITY,
-	NDDUP_TK_SCOPE
+	NDDUP_TK_SCOPE,
+	NDDUP_TK_FILTER
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			16
+#define NDDUP_TRIGGER_NKEYS			17
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -735,8 +736,8 @@ typedef enum NddupTriggerCode
 	NDDUP_TRIGGER_ACTION,		/* unknown action= */
 	NDDUP_TRIGGER_LOCK,			/* unknown lock= */
 	NDDUP_TRIGGER_NO_COLUMN,	/* neither fingerprint= nor source= */
-	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting= or k= without
-								 * source= */
+	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting=, k= or filter=
+								 * without source= */
 	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
 	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
 	NDDUP_TRIGGER_VISIBILITY	/* visibility= is not caller or all */

@@ -186,7 +186,8 @@ check_accepted(const NddupTriggerArgs *a)
 	CHECK(v[NDDUP_TK_K] ? ref_integer(v[NDDUP_TK_K], 1, 1024) &&
 		  a->k == strtol(v[NDDUP_TK_K], NULL, 10) : a->k == 128, "k");
 	CHECK(v[NDDUP_TK_SOURCE] != NULL ||
-		  (!v[NDDUP_TK_SIZE] && !v[NDDUP_TK_UNIT] && !v[NDDUP_TK_WEIGHTING] && !v[NDDUP_TK_K]),
+		  (!v[NDDUP_TK_SIZE] && !v[NDDUP_TK_UNIT] && !v[NDDUP_TK_WEIGHTING] && !v[NDDUP_TK_K] &&
+		   !v[NDDUP_TK_FILTER]),
 		  "signature parameters without source=");
 }
 

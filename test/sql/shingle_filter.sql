@@ -7,6 +7,9 @@
 -- set difference (3-shingles).  Known answers pin the stored forms.
 --
 SET extra_float_digits = 0;
+-- own schema: the tables below must not meet those of other tests
+CREATE SCHEMA sf;
+SET search_path = sf, public;
 
 -- a collection with boilerplate: a header on every page, a footer on 60 of
 -- them, a template line on 25, and distinct words
@@ -190,3 +193,74 @@ FROM (SELECT shingle_filter_agg(body) AS f FROM many) t;
 SELECT shingle_filter_agg(body, 1, 0) FROM many;
 RESET work_mem;
 SELECT (regexp_match(shingle_filter_agg(body)::text, 'error=(\d+)'))[1] AS exact FROM many;
+
+-- the trigger with a stored filter: method=minhash builds the sketch of
+-- source= through filter=<table>.<column> into the fingerprint column;
+-- the original is the earliest original whose filtered estimate reaches the
+-- threshold (brute force over jaccard()), and pages that share only
+-- boilerplate are no longer duplicates
+SET client_min_messages = warning;
+CREATE TABLE page_filter (f shingle_filter);
+INSERT INTO page_filter SELECT shingle_filter_agg(body) FROM pages;
+CREATE TABLE fposts (id bigserial PRIMARY KEY, body text, fp minhash_sketch, duplicate_of bigint);
+CREATE INDEX ON fposts USING gin (fp minhash_lsh_ops (threshold = 0.5))
+	WITH (fastupdate = off) WHERE duplicate_of IS NULL;
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON fposts FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash',
+										 'filter=page_filter.f', 'threshold=0.5');
+CREATE TABLE uposts (LIKE fposts INCLUDING ALL);
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON uposts FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash',
+										 'threshold=0.5');
+SELECT settings FROM nddup_check_trigger('fposts');
+INSERT INTO fposts (body) SELECT body FROM pages WHERE id <= 100 ORDER BY id;
+INSERT INTO fposts (body) SELECT 'greetings' || substr(body, 8) FROM pages WHERE id IN (5, 50);
+INSERT INTO uposts (body) SELECT body FROM fposts ORDER BY id;
+SELECT (SELECT count(duplicate_of) FROM fposts) AS marked_filtered,
+       (SELECT count(duplicate_of) FROM uposts) AS marked_unfiltered,
+       (SELECT array_agg(duplicate_of ORDER BY id) FROM fposts WHERE duplicate_of IS NOT NULL) AS originals;
+SELECT count(*) AS rows, count(*) FILTER (WHERE fp = minhash_filtered(f, body)) AS filtered_sketch
+FROM fposts, page_filter;
+SELECT count(*) AS wrong_original
+FROM fposts d, page_filter
+WHERE d.duplicate_of IS DISTINCT FROM (
+	SELECT min(o.id) FROM fposts o
+	WHERE o.id < d.id AND o.duplicate_of IS NULL
+	  AND jaccard(minhash_filtered(f, o.body), minhash_filtered(f, d.body)) >= 0.5);
+-- errors
+CREATE TABLE t_err (id bigserial PRIMARY KEY, body text, fp minhash_sketch, h simhash64);
+CREATE TABLE two_filters (f shingle_filter);
+INSERT INTO two_filters SELECT f FROM page_filter UNION ALL SELECT f FROM page_filter;
+CREATE TRIGGER e1 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=h', 'source=body', 'filter=page_filter.f');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e1 ON t_err;
+CREATE TRIGGER e2 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'method=minhash', 'filter=page_filter.f');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e2 ON t_err;
+CREATE TRIGGER e3 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=minhash', 'filter=page_filter.f');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e3 ON t_err;
+CREATE TRIGGER e4 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash', 'filter=page_filter');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e4 ON t_err;
+CREATE TRIGGER e5 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash', 'filter=two_filters.f');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e5 ON t_err;
+CREATE TRIGGER e6 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash', 'filter=page_filter.body');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e6 ON t_err;
+CREATE TRIGGER e7 BEFORE INSERT ON t_err FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'method=minhash', 'filter=page_filter.f', 'size=2');
+INSERT INTO t_err (body) VALUES ('x');
+DROP TRIGGER e7 ON t_err;
+RESET client_min_messages;
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA sf CASCADE;
+RESET client_min_messages;
