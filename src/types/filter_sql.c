@@ -214,6 +214,7 @@ shingle_filter_transfn(PG_FUNCTION_ARGS)
 	NddupUnit	unit = NDDUP_UNIT_WORD;
 	NddupHashes hashes = {0};
 	size_t		n;
+	size_t		slots = 1024;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		ereport(ERROR,
@@ -243,9 +244,14 @@ shingle_filter_transfn(PG_FUNCTION_ARGS)
 		st->share = share;
 		st->size = size;
 		st->unit = unit;
+		/*
+		 * the largest table (a power of 2 of slots of 12 bytes) within
+		 * work_mem, at most half full
+		 */
+		while (slots * 2 * 12 <= (size_t) work_mem * 1024)
+			slots *= 2;
 		old = MemoryContextSwitchTo(aggcxt);
-		/* open addressing at most half full: 2 slots of 12 bytes per shingle */
-		nddup_df_init(&st->counter, (size_t) work_mem * 1024 / 24);
+		nddup_df_init(&st->counter, slots / 2);
 		MemoryContextSwitchTo(old);
 	}
 	else if (st->min_docs != min_docs || st->share != share || st->size != size ||
