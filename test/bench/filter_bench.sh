@@ -93,7 +93,7 @@ CREATE TEMP TABLE runs AS
 	WHERE s.docs > 0;
 \echo '== throughput (MB/s, one backend), filtered / plain in the same run; target >= 0.8 for minhash with the default filter'
 SELECT name AS corpus, filter, fn AS function,
-       round(mb * 1000 / plain_ms, 2) AS plain_mb_s, round(mb * 1000 / filtered_ms, 2) AS filtered_mb_s,
+       round((mb * 1000 / plain_ms::numeric), 2) AS plain_mb_s, round((mb * 1000 / filtered_ms::numeric), 2) AS filtered_mb_s,
        round((plain_ms / filtered_ms)::numeric, 3) AS ratio
 FROM runs ORDER BY name, filter, ord;
 \echo '== target: minhash oph k=128 through the default filter'
