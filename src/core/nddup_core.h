@@ -617,6 +617,22 @@ nddup_filter_contains(const NddupFilter *f, uint64_t h)
 extern size_t nddup_filter_apply(const NddupFilter *f, uint64_t *hashes, size_t n);
 
 /*
+ * An NddupHashBatchCallback (arg an NddupFilterSink) that passes on to next
+ * the hashes the filter does not hold, counting the hashes seen and kept:
+ * shingles are filtered as they are made, without a second pass.
+ */
+typedef struct NddupFilterSink
+{
+	const NddupFilter *filter;
+	NddupHashBatchCallback next;
+	void	   *next_arg;
+	size_t		seen;
+	size_t		kept;
+} NddupFilterSink;
+
+extern void nddup_filter_sink(void *arg, const uint64_t *hashes, size_t n);
+
+/*
  * Document frequencies of shingles within a memory budget
  * (src/core/df_counter.c): exact while the distinct shingles fit in
  * max_entries, then lossy counting (Manku & Motwani 2002, s.4.2): when the
