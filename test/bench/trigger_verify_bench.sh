@@ -81,16 +81,22 @@ echo "== corpus: $(q -c "SELECT count(*) || ' texts, ' || round(avg(length(body)
 # (a) what each recipe flags
 # ---------------------------------------------------------------------------
 
+# make_posts index-sql trigger-args: an empty posts table with the recipe's
+# index and trigger
+make_posts() {
+	q -c "DROP TABLE IF EXISTS posts" \
+	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
+	        fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint)" \
+	  -c "$1" \
+	  -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
+	        EXECUTE FUNCTION nddup_dedup_trigger($2)" >/dev/null
+}
+
 # recipe name index-sql trigger-args: insert the corpus through it and print
 # one line: flagged, of which J < 0.2, share, J < 0.3, seconds.
 recipe() {
 	local name=$1 index=$2 args=$3 t0 t1
-	q -c "DROP TABLE IF EXISTS posts" \
-	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
-	        fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint)" \
-	  -c "$index" \
-	  -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
-	        EXECUTE FUNCTION nddup_dedup_trigger($args)" >/dev/null
+	make_posts "$index" "$args"
 	t0=$(date +%s.%N)
 	q -c "INSERT INTO posts (id, body) SELECT id, body FROM corpus ORDER BY id" >/dev/null
 	t1=$(date +%s.%N)
@@ -107,13 +113,8 @@ recipe() {
 # count_skip name index args: rows dropped by action=skip
 count_skip() {
 	local name=$1 index=$2 args=$3
-	q -c "DROP TABLE IF EXISTS posts" \
-	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
-	        fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint)" \
-	  -c "$index" \
-	  -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
-	        EXECUTE FUNCTION nddup_dedup_trigger($args)" \
-	  -c "INSERT INTO posts (id, body) SELECT id, body FROM corpus ORDER BY id" >/dev/null
+	make_posts "$index" "$args"
+	q -c "INSERT INTO posts (id, body) SELECT id, body FROM corpus ORDER BY id" >/dev/null
 	q -c "SELECT (SELECT count(*) FROM corpus) - count(*) FROM posts" |
 		awk -v name="$name" '{ printf "%-44s %8d   (dropped; same lookup as mark)\n", name, $1 }'
 }
@@ -121,12 +122,7 @@ count_skip() {
 # count_error name index args: rows refused by action=error, one statement each
 count_error() {
 	local name=$1 index=$2 args=$3
-	q -c "DROP TABLE IF EXISTS posts" \
-	  -c "CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
-	        fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint)" \
-	  -c "$index" \
-	  -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
-	        EXECUTE FUNCTION nddup_dedup_trigger($args)" >/dev/null
+	make_posts "$index" "$args"
 	q -c "CREATE TABLE IF NOT EXISTS refused (n int)" -c "TRUNCATE refused" \
 	  -c "DO \$\$
 	      DECLARE r record; n int := 0;
