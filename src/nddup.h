@@ -57,7 +57,7 @@ extern NddupUnit nddup_parse_unit(text *unit);
 extern bool nddup_warn_chance_pairs(const char *subject, double n, int radius,
 									double avg_bytes, const char *hint);
 
-/* options and settings of the hamming access method (src/index/hamming.c) */
+/* options and settings of the hamming access method (src/index/hamming_handler.c) */
 extern void nddup_hamming_am_init(void);
 
 /* the settings (src/module.c) */
