@@ -93,4 +93,21 @@
 	((void) (is_analyze), vacuum_delay_point())
 #endif
 
+/*
+ * Count one search of an index scan (include pgstat.h): the idx_scan of
+ * pg_stat_*_indexes, and since 18 the "Index Searches" that EXPLAIN ANALYZE
+ * prints from scan->instrument.
+ */
+#if PG_VERSION_NUM >= 180000
+#define NDDUP_COUNT_INDEX_SEARCH(scan) \
+	do { \
+		pgstat_count_index_scan((scan)->indexRelation); \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define NDDUP_COUNT_INDEX_SEARCH(scan) \
+	pgstat_count_index_scan((scan)->indexRelation)
+#endif
+
 #endif							/* NDDUP_PG_COMPAT_H */
