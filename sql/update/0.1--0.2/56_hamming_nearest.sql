@@ -1,5 +1,7 @@
 -- 0.2: hamming_nearest() answers with one ordered scan of a hamming index
--- when the column has one (sql/install/55_nearest.sql).
+-- when the column has one (sql/install/55_nearest.sql).  After
+-- 55_nearest_checks.sql, so that the definition installed last has both the
+-- checks of the table and columns and the hamming index path.
 
 CREATE OR REPLACE FUNCTION @extschema@.hamming_nearest(rel regclass, id_column name, fp_column name,
 		query @extschema@.simhash64, n integer)
@@ -12,11 +14,48 @@ DECLARE
 	radius integer;
 	ids bigint[];
 	distances integer[];
+	relkind "char";
+	column_name name;
+	column_type oid;
+	base_type oid;
+	expected text;
 BEGIN
-	IF NOT EXISTS (SELECT FROM pg_class WHERE oid = rel) THEN
+	-- the table and its columns, checked before any query runs
+	SELECT c.relkind INTO relkind FROM pg_class c WHERE c.oid = rel;
+	IF NOT FOUND THEN
 		RAISE EXCEPTION 'relation with OID % does not exist', rel::oid
 			USING ERRCODE = '42P01';
 	END IF;
+	IF relkind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+		RAISE EXCEPTION '"%" is not a table, view, materialized view or foreign table', rel
+			USING ERRCODE = '42809';
+	END IF;
+	FOREACH column_name IN ARRAY ARRAY[id_column, fp_column] LOOP
+		SELECT a.atttypid INTO column_type FROM pg_attribute a
+			WHERE a.attrelid = rel AND a.attname = column_name AND a.attnum > 0 AND NOT a.attisdropped;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_name, rel
+				USING ERRCODE = '42703';
+		END IF;
+		base_type := column_type;
+		WHILE (SELECT t.typtype = 'd' FROM pg_type t WHERE t.oid = base_type) LOOP
+			SELECT t.typbasetype INTO base_type FROM pg_type t WHERE t.oid = base_type;
+		END LOOP;
+		IF column_name = id_column AND base_type NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
+			expected := 'smallint, integer or bigint';
+		ELSIF column_name = fp_column AND base_type <> '@extschema@.simhash64'::regtype THEN
+			expected := 'simhash64';
+		ELSE
+			CONTINUE;
+		END IF;
+		RAISE EXCEPTION 'column "%" of relation "%" has type %, expected %',
+				column_name, rel, format_type(column_type, NULL), expected
+			USING ERRCODE = '42804',
+				HINT = CASE WHEN expected = 'simhash64' THEN
+					'Pass a simhash64 column, e.g. one generated from the text: '
+					'ALTER TABLE ... ADD COLUMN fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED.'
+				ELSE 'The id column must be an integer column (or a domain over one).' END;
+	END LOOP;
 	IF n < 1 THEN
 		RAISE EXCEPTION 'number of neighbours % is out of range', n
 			USING ERRCODE = '22023', HINT = 'Ask for at least one neighbour.';
