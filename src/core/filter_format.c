@@ -121,6 +121,34 @@ nddup_filter_apply(const NddupFilter *f, uint64_t *hashes, size_t n)
 	return kept;
 }
 
+/* Pass the batch's hashes that the filter does not hold on to the next callback. */
+void
+nddup_filter_sink(void *arg, const uint64_t *hashes, size_t n)
+{
+	NddupFilterSink *sink = arg;
+	uint64_t	kept[64];
+	size_t		m = 0;
+
+	sink->seen += n;
+	for (size_t i = 0; i < n; i++)
+	{
+		if (sink->filter->nitems != 0 && nddup_filter_contains(sink->filter, hashes[i]))
+			continue;
+		kept[m++] = hashes[i];
+		if (m == 64)
+		{
+			sink->next(sink->next_arg, kept, m);
+			sink->kept += m;
+			m = 0;
+		}
+	}
+	if (m > 0)
+	{
+		sink->next(sink->next_arg, kept, m);
+		sink->kept += m;
+	}
+}
+
 /*
  * Check a filter read from text or binary input, or built: OK, or INVALID
  * with a detail.

@@ -617,6 +617,22 @@ nddup_filter_contains(const NddupFilter *f, uint64_t h)
 extern size_t nddup_filter_apply(const NddupFilter *f, uint64_t *hashes, size_t n);
 
 /*
+ * An NddupHashBatchCallback (arg an NddupFilterSink) that passes on to next
+ * the hashes the filter does not hold, counting the hashes seen and kept:
+ * shingles are filtered as they are made, without a second pass.
+ */
+typedef struct NddupFilterSink
+{
+	const NddupFilter *filter;
+	NddupHashBatchCallback next;
+	void	   *next_arg;
+	size_t		seen;
+	size_t		kept;
+} NddupFilterSink;
+
+extern void nddup_filter_sink(void *arg, const uint64_t *hashes, size_t n);
+
+/*
  * Document frequencies of shingles within a memory budget
  * (src/core/df_counter.c): exact while the distinct shingles fit in
  * max_entries, then lossy counting (Manku & Motwani 2002, s.4.2): when the
@@ -646,6 +662,11 @@ extern void nddup_df_add_doc(NddupDfCounter *c, const uint64_t *hashes, size_t n
 extern uint64_t *nddup_df_frequent(const NddupDfCounter *c, int64_t cutoff, size_t *n);
 extern void nddup_df_free(NddupDfCounter *c);
 
+/* chance pairs of unrelated fingerprints (src/core/hamming_chance.c) */
+extern double nddup_hamming_chance(int radius);
+extern double nddup_hamming_chance_pairs(double n, int radius);
+extern double nddup_hamming_chance_rows(int radius);
+
 /* the arguments of nddup_dedup_trigger (src/core/trigger_options.c) */
 typedef enum NddupTriggerKey
 {
@@ -665,10 +686,12 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_K,
 	NDDUP_TK_VISIBILITY,
 	NDDUP_TK_SCOPE,
+	NDDUP_TK_VERIFY,
+	NDDUP_TK_VERIFY_COLUMN,
 	NDDUP_TK_FILTER
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			17
+#define NDDUP_TRIGGER_NKEYS			19
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -721,6 +744,7 @@ typedef struct NddupTriggerArgs
 	int32_t		k;
 	const char *unit;			/* "word" or "char" */
 	const char *weighting;		/* "tf" or "set" */
+	double		verify;			/* verification threshold, or 0: none */
 } NddupTriggerArgs;
 
 typedef enum NddupTriggerCode
@@ -740,10 +764,13 @@ typedef enum NddupTriggerCode
 								 * without source= */
 	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
 	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
-	NDDUP_TRIGGER_VISIBILITY	/* visibility= is not caller or all */
+	NDDUP_TRIGGER_VISIBILITY,	/* visibility= is not caller or all */
+	NDDUP_TRIGGER_VERIFY,		/* verify= is not in (0, 1] */
+	NDDUP_TRIGGER_VERIFY_NO_VALUE	/* verify= without source= or
+									 * verify_column= */
 } NddupTriggerCode;
 
-#define NDDUP_TRIGGER_NCODES	15
+#define NDDUP_TRIGGER_NCODES	17
 
 typedef struct NddupTriggerError
 {
@@ -751,7 +778,7 @@ typedef struct NddupTriggerError
 	int			arg;			/* NOT_KEY_VALUE, UNKNOWN_KEY: the argument */
 	size_t		key_len;		/* UNKNOWN_KEY: the length of its key */
 	NddupTriggerKey key;		/* DUPLICATE_KEY, NOT_FOR_METHOD, INTEGER */
-	bool		not_number;		/* INTEGER, THRESHOLD: the value is no number
+	bool		not_number;		/* INTEGER, THRESHOLD, VERIFY: the value is no number
 								 * at all (rather than out of range) */
 	int32_t		min;			/* INTEGER: the range */
 	int32_t		max;

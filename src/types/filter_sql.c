@@ -359,15 +359,20 @@ filtered_shingles(text *doc, const Filter *f, bool all, NddupHashes *hashes)
 {
 	size_t		len;
 	char	   *utf8 = nddup_text_to_utf8(doc, &len);
-	size_t		kept;
+	NddupFilterSink sink = {f, all ? nddup_hashes_append : nddup_hashes_append_distinct,
+	hashes, 0, 0};
 
-	nddup_text_shingles(utf8, len, f->size, f->unit,
-						all ? nddup_hashes_append : nddup_hashes_append_distinct,
-						hashes);
+	nddup_text_shingles(utf8, len, f->size, f->unit, nddup_filter_sink, &sink);
 	CHECK_FOR_INTERRUPTS();
-	kept = nddup_filter_apply(f, hashes->items, hashes->len);
-	if (kept > 0)
-		hashes->len = kept;
+	if (sink.kept == 0 && sink.seen > 0)
+		nddup_text_shingles(utf8, len, f->size, f->unit, sink.next, hashes);
+}
+
+/* An NddupHashBatchCallback: add the batch to the simhash accumulator arg. */
+static void
+add_to_simhash(void *arg, const uint64_t *hashes, size_t n)
+{
+	nddup_simhash_add_many(arg, hashes, n);
 }
 
 /*
@@ -421,12 +426,25 @@ simhash_text_filtered(PG_FUNCTION_ARGS)
 	NddupSimhashAcc acc;
 	uint64		fp;
 
-	filtered_shingles(PG_GETARG_TEXT_PP(1), f, !unique, &hashes);
-	if (unique)
-		hashes.len = nddup_sort_unique(hashes.items, hashes.len);
 	nddup_simhash_init(&acc);
-	nddup_simhash_add_many(&acc, hashes.items, hashes.len);
+	if (unique)
+	{
+		filtered_shingles(PG_GETARG_TEXT_PP(1), f, false, &hashes);
+		hashes.len = nddup_sort_unique(hashes.items, hashes.len);
+		nddup_simhash_add_many(&acc, hashes.items, hashes.len);
+		nddup_hashes_free(&hashes);
+	}
+	else
+	{
+		/* every occurrence streams into the accumulator */
+		size_t		len;
+		char	   *utf8 = nddup_text_to_utf8(PG_GETARG_TEXT_PP(1), &len);
+		NddupFilterSink sink = {f, add_to_simhash, &acc, 0, 0};
+
+		nddup_text_shingles(utf8, len, f->size, f->unit, nddup_filter_sink, &sink);
+		if (sink.kept == 0 && sink.seen > 0)
+			PG_RETURN_SIMHASH64(nddup_simhash_text(utf8, len, f->size, f->unit, false));
+	}
 	fp = nddup_simhash_finish(&acc);
-	nddup_hashes_free(&hashes);
 	PG_RETURN_SIMHASH64(fp);
 }

@@ -183,7 +183,18 @@ check_lookup(size_t n)
 		CHECK(nddup_filter_contains(f, probe[i]) == linear, "n %zu probe %d", n, i);
 		expect += !linear;
 	}
-	kept = nddup_filter_apply(f, copy, 64);
+	{
+		NddupHashes sunk = {0};
+		NddupFilterSink sink = {f, nddup_hashes_append, &sunk, 0, 0};
+
+		nddup_filter_sink(&sink, copy, 40);
+		nddup_filter_sink(&sink, copy + 40, 24);
+		kept = nddup_filter_apply(f, copy, 64);
+		CHECK(sink.seen == 64 && sink.kept == kept && sunk.len == kept &&
+			  (kept == 0 || memcmp(sunk.items, copy, kept * sizeof(uint64_t)) == 0),
+			  "sink kept %zu, apply %zu", sink.kept, kept);
+		nddup_hashes_free(&sunk);
+	}
 	CHECK(kept == expect, "apply kept %zu, expected %zu", kept, expect);
 	for (size_t i = 0; i < kept; i++)
 		CHECK(!nddup_filter_contains(f, copy[i]), "apply kept a filtered hash");

@@ -230,5 +230,21 @@ INSERT INTO posts (site, fp, duplicate_of)
 VALUES (4, '0123456789abcdee', nddup_original('posts', '{fingerprint=fp,radius=3,scope=site}', '0123456789abcdee'::simhash64, NULL::bigint, 4));
 SELECT site, fp, duplicate_of IS NOT NULL AS duplicate FROM posts ORDER BY id;
 SELECT nddup_original('posts', '{fingerprint=fp,radius=3,action=error}', '0123456789abcdec'::simhash64, NULL::bigint) IS NULL;
+-- with verify=: the candidates found on the shards are confirmed by the
+-- texts' exact resemblance (the trigger's condition, in the distributed lookup)
+CREATE TABLE vposts (id bigserial PRIMARY KEY, body text, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('vposts', 'id');
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Terminal locking program')) v(t);
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Perl pragma for subroutine signatures')) v(t);
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Perl pragma for subroutine signatures!')) v(t);
+-- unverified, the first two are within the radius; verified, only the copy points at its text
+SELECT nddup_original('vposts', '{fingerprint=fp,source=body,radius=12}', 'Perl pragma for subroutine signatures'::text, NULL::bigint) AS unverified;
+SELECT id, body, duplicate_of FROM vposts ORDER BY id;
 
 DROP EVENT TRIGGER log_work;

@@ -1,19 +1,16 @@
 -- 0.1 -> 0.2: hamming_nearest() checks its table and columns before it runs a
 -- query (42P01, 42809, 42703, 42804 with the expected type), and answers with
--- one ordered scan of a hamming index when the column has one.
+-- one ordered scan of a hamming index when the column has one
+-- (sql/install/55_nearest.sql).
 
--- The n fingerprints nearest to query, exactly, ties by id.  With a hamming
--- index on the column: one ordered index scan, cut where rank() passes n
--- (every row with fewer than n rows strictly closer: all the ties of the
--- n-th distance), then ordered by (distance, id).  Otherwise radius
--- searches of growing radius (served by a simhash64_gin_ops or
--- simhash64_spgist_ops index when there is one) until one returns at least
--- n rows; the n nearest rows all lie within that radius, so ordering it by
--- (distance, id) is exact.  Up to radius 16 the index is forced (GIN's cost
--- model overrates probes of cached pages); beyond, one scan of the whole
--- table ranks every row.  OFFSET 0 keeps the radius search a radius search:
--- without it an SP-GiST index could serve the ORDER BY as a (slower)
--- ordered scan.
+-- The n fingerprints nearest to query, exactly: radius searches of growing
+-- radius (served by a simhash64_gin_ops or simhash64_spgist_ops index when
+-- there is one) until one returns at least n rows; the n nearest rows all
+-- lie within that radius, so ordering it by (distance, id) is exact.  Up to
+-- radius 16 the index is forced (GIN's cost model overrates probes of cached
+-- pages); beyond, one scan of the whole table ranks every row.  OFFSET 0
+-- keeps the radius search a radius search: without it an SP-GiST index
+-- could serve the ORDER BY as a (slower) ordered scan.
 CREATE OR REPLACE FUNCTION @extschema@.hamming_nearest(rel regclass, id_column name, fp_column name,
 		query @extschema@.simhash64, n integer)
 	RETURNS TABLE (id bigint, distance integer)
