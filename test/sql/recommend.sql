@@ -77,12 +77,15 @@ FROM rec_long WHERE id <= 100;
 UPDATE rec_long SET fp = simhash(body);
 
 -- simhash64: the radius lies between the planted copies' mode and the nearest unrelated pair
+-- (radius 24 finds the unrelated pairs: its warning about chance pairs is expected, not shown)
+SET client_min_messages = error;
 SELECT r.valley_found, r.threshold, r.note,
 	r.radius >= r.duplicate_mode AS above_planted_mode,
 	r.radius < (SELECT min(distance) FROM hamming_pairs('rec_long', 'id', 'fp', 24) WHERE id2 <> id1 + 10000)
 		AS below_background,
 	r.flagged_pairs = (SELECT count(*) FROM hamming_pairs('rec_long', 'id', 'fp', r.radius)) AS flagged_counted
 FROM nddup_recommend_threshold('rec_long', 'id', 'fp') r;
+RESET client_min_messages;
 -- short texts: the radius where the count stops falling, and how many of the pairs it flags
 -- are planted copies; too few pairs: no evidence, radius 3
 SELECT r.radius, r.valley_found, r.note, r.bin_pairs[21] > r.bin_pairs[11] AS background_rises,

@@ -9,6 +9,7 @@ CREATE FUNCTION @extschema@.nddup_recommend_threshold(rel regclass, id_column na
 		bin_lower float8[], bin_pairs bigint[], note text)
 	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = error
 AS $$
 #variable_conflict use_variable
 DECLARE
