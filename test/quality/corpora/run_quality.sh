@@ -55,7 +55,7 @@ for entry in "${CORPORA[@]}"; do
 	file=${entry#*=}
 	[ -z "$ONLY" ] || [[ ",$ONLY," == *",$name,"* ]] || continue
 	echo "== $name ($(date -u +%T), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-	pg_sql -c "SET client_min_messages = warning" -c "SELECT q_load('$name', '$file')" -c "SELECT q_corpus('$name')" \
+	pg_sql -c "SET client_min_messages = error" -c "SELECT q_load('$name', '$file')" -c "SELECT q_corpus('$name')" \
 		-c "SELECT q_corpus_filtered('$name')" >/dev/null
 done
 
