@@ -106,6 +106,7 @@ shingle_filter_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
+/* Text input: the text form above; 22P02 (54000 past the size limit) when bad. */
 Datum
 shingle_filter_in(PG_FUNCTION_ARGS)
 {
@@ -134,6 +135,7 @@ shingle_filter_send(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+/* Binary input: the binary form above; 22P03 (54000 past the size limit) when bad. */
 Datum
 shingle_filter_recv(PG_FUNCTION_ARGS)
 {
