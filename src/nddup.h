@@ -52,7 +52,7 @@ extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
 
-/* options and settings of the hamming access method (src/index/hamming.c) */
+/* options and settings of the hamming access method (src/index/hamming_handler.c) */
 extern void nddup_hamming_am_init(void);
 
 /* the settings (src/module.c) */
