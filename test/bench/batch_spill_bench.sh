@@ -128,22 +128,22 @@ report() {
 		st=$(bench_stats "$label" "$path")
 		[ "${st%% *}" = 0 ] && continue
 		echo "$st" | awk -v label="$label" -v path="$path" '{
-			printf "| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s%s | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.1f | %d |\n",
+			printf "| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s%s | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.1f | %d | %.1f | %.1f |\n",
 				label, path, $1, $2, $3, $4, $5, $6, $7, $8, ($9 == "yes" ? "" : " (runs differ!)"),
-				$10, $11, $12, $13, $14, $15, $16, $17 }'
+				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19 }'
 	done
 	mem=$(bench_stats "$label" memory)
 	spill=$(bench_stats "$label" spilled)
 	if [ "${mem%% *}" != 0 ] && [ "${spill%% *}" != 0 ]; then
 		echo "$mem $spill" | awk -v label="$label" '{
 			printf "ratio %s spilled / in memory: wall min %.2f, median %.2f; CPU min %.2f, median %.2f; results %s\n",
-				label, $19 / $2, $20 / $3, $21 / $4, $22 / $5, ($8 == $25 ? "equal" : "DIFFERENT") }'
+				label, $21 / $2, $22 / $3, $23 / $4, $24 / $5, ($8 == $27 ? "equal" : "DIFFERENT") }'
 	fi
 }
 
 header() {
-	echo "| call | path | runs | wall min s | wall median s | CPU min s | CPU median s | blocked median s | load (1 min) at each run | result (rows:checksum) | peak RssAnon MB | its growth MB | bound MB | VmHWM MB | temp GB | spilled | system CPU median s | minor faults median |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| call | path | runs | wall min s | wall median s | CPU min s | CPU median s | blocked median s | load (1 min) at each run | result (rows:checksum) | peak RssAnon MB | its growth MB | bound MB | VmHWM MB | temp GB | spilled | system CPU median s | minor faults median | read GB (median) | written GB (median) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 # run_pair LABEL CALL AGG MEM_WORK_MEM: REPEAT runs of each path, alternated

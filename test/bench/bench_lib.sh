@@ -103,7 +103,7 @@ SELECT temp_bytes AS t0 FROM pg_stat_database WHERE datname = current_database()
 SELECT pg_backend_pid() AS pid \gset
 \setenv BENCH_PID :pid
 \! $WORKDIR/sampler.sh $WORKDIR/sample.out $WORKDIR/sample.stop >/dev/null 2>&1 &
-SELECT ms, cpu_ms, wait_ms, replace(result, ' ', ':'), hwm, rss0, anon0, file0, shmem0, anon1, sys_ms, minflt FROM bench_call(\$q\$$call\$q\$, \$q\$$agg\$q\$);
+SELECT ms, cpu_ms, wait_ms, replace(result, ' ', ':'), hwm, rss0, anon0, file0, shmem0, anon1, sys_ms, minflt, rchar, wchar FROM bench_call(\$q\$$call\$q\$, \$q\$$agg\$q\$);
 \! touch $WORKDIR/sample.stop
 SELECT pg_stat_force_next_flush();
 SELECT 'TEMP', temp_bytes - :t0 FROM pg_stat_database WHERE datname = current_database();
@@ -114,12 +114,12 @@ SQL
 	grep -q 'through temporary files\|go to a temporary file' "$log" && spilled=yes
 	echo "$out" | awk -v head="$label $path $load" -v peak="$peak" -v spilled="$spilled" '
 		/^TEMP/ { temp = $2; next }
-		NF >= 12 { line = $1; for (i = 2; i <= 10; i++) line = line " " $i; extra = $11 " " $12 }
+		NF >= 14 { line = $1; for (i = 2; i <= 10; i++) line = line " " $i; extra = $11 " " $12 " " $13 " " $14 }
 		END { print head, line, peak, temp, spilled, extra }' >>"$WORKDIR/runs"
 	grep -v '^$' "$log" | sed 's/^psql:[^ ]* //' | tail -4 | sed "s/^/    [$label $path] /" >>"$WORKDIR/notices"
 }
 
-BENCH_RUN_FIELDS="label path load ms cpu_ms wait_ms result VmHWM rss0 anon0 file0 shmem0 anon1 peak_anon peak_rss peak_shmem samples temp_bytes spilled sys_ms minflt (times in ms, memory in kB, temp in bytes)"
+BENCH_RUN_FIELDS="label path load ms cpu_ms wait_ms result VmHWM rss0 anon0 file0 shmem0 anon1 peak_anon peak_rss peak_shmem samples temp_bytes spilled sys_ms minflt rchar wchar (times in ms, memory in kB, temp, rchar, wchar in bytes)"
 
 # bench_footer: the progress lines and every run, for the record.
 bench_footer() {
@@ -134,7 +134,7 @@ bench_footer() {
 # bench_stats LABEL PATH: one line over the runs of LABEL PATH:
 #   runs wall_min wall_median cpu_min cpu_median blocked_median (s) loads
 #   result same peak_anon growth bound hwm (MB) temp_gb spilled
-#   sys_median (s) minflt_median
+#   sys_median (s) minflt_median rchar_median wchar_median (GB)
 # (blocked = wall - CPU - waiting for a CPU; "same" says whether all runs
 # gave the same result; loads and spilled are comma-joined)
 bench_stats() {
@@ -151,14 +151,16 @@ bench_stats() {
 			if (($8 - $11 - $12) / 1024 > pb) pb = ($8 - $11 - $12) / 1024
 			if ($18 > tb) tb = $18
 			sp = sp (k == 1 ? "" : ",") $19
-			sy[k] = $20; mf[k] = $21
+			sy[k] = $20; mf[k] = $21; rc[k] = $22; wc[k] = $23
 		}
 		END {
 			if (k == 0) { print 0; exit }
 			same = "yes"; for (i = 2; i <= k; i++) if (res[i] != res[1]) same = "no"
-			sort(w, k); sort(c, k); sort(b, k); sort(sy, k); sort(mf, k); m = int((k + 1) / 2)
-			printf "%d %.2f %.2f %.2f %.2f %.2f %s %s %s %.1f %.1f %.1f %.1f %.2f %s %.2f %d\n",
+			sort(w, k); sort(c, k); sort(b, k); sort(sy, k); sort(mf, k); sort(rc, k); sort(wc, k)
+			m = int((k + 1) / 2)
+			printf "%d %.2f %.2f %.2f %.2f %.2f %s %s %s %.1f %.1f %.1f %.1f %.2f %s %.2f %d %.2f %.2f\n",
 				k, w[1] / 1000, w[m] / 1000, c[1] / 1000, c[m] / 1000, b[m] / 1000, loads,
-				res[1], same, pa, pg, pb, ph, tb / 1073741824, sp, sy[m] / 1000, mf[m]
+				res[1], same, pa, pg, pb, ph, tb / 1073741824, sp, sy[m] / 1000, mf[m],
+				rc[m] / 1073741824, wc[m] / 1073741824
 		}' "$WORKDIR/runs"
 }

@@ -24,11 +24,16 @@ LANGUAGE sql AS $$
 $$;
 
 -- bench_stat(): this backend's system CPU time (ms; /proc/self/stat field
--- 15, in clock ticks of 10 ms) and minor page faults (field 10)
-CREATE OR REPLACE FUNCTION bench_stat(OUT sys_ms bigint, OUT minflt bigint)
+-- 15, in clock ticks of 10 ms), minor page faults (field 10), and bytes
+-- read and written by system calls (/proc/self/io rchar, wchar: the page
+-- cache included)
+DROP FUNCTION IF EXISTS bench_stat();
+CREATE FUNCTION bench_stat(OUT sys_ms bigint, OUT minflt bigint, OUT rchar bigint, OUT wchar bigint)
 LANGUAGE sql AS $$
-	SELECT f[13]::bigint * 10, f[8]::bigint
-	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS f) s
+	SELECT f[13]::bigint * 10, f[8]::bigint,
+		   substring(io FROM 'rchar: (\d+)')::bigint, substring(io FROM 'wchar: (\d+)')::bigint
+	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS f,
+				 pg_read_file('/proc/self/io') AS io) s
 $$;
 
 -- bench_call(call, agg): time one call inside the backend, with the peak
@@ -36,12 +41,12 @@ $$;
 -- the aggregate over the call's rows (e.g. 'count(*)'), its value returned
 -- as text.  Wall time, time on a CPU and time waiting for a CPU in ms (the
 -- rest of the wall time the backend was blocked: I/O, ...), the system part
--- of the CPU time and the minor page faults; memory figures in kB: before
--- the call and the peak (VmHWM).
+-- of the CPU time, the minor page faults and the bytes read and written;
+-- memory figures in kB: before the call and the peak (VmHWM).
 DROP FUNCTION IF EXISTS bench_call(text, text);
 CREATE FUNCTION bench_call(call text, agg text DEFAULT 'count(*)::text',
 									  OUT ms numeric, OUT cpu_ms numeric, OUT wait_ms numeric, OUT result text,
-									  OUT sys_ms bigint, OUT minflt bigint,
+									  OUT sys_ms bigint, OUT minflt bigint, OUT rchar bigint, OUT wchar bigint,
 									  OUT hwm bigint, OUT rss0 bigint, OUT anon0 bigint,
 									  OUT file0 bigint, OUT shmem0 bigint,
 									  OUT anon1 bigint, OUT file1 bigint, OUT shmem1 bigint)
@@ -66,6 +71,8 @@ BEGIN
 	p1 := bench_stat();
 	sys_ms := p1.sys_ms - p0.sys_ms;
 	minflt := p1.minflt - p0.minflt;
+	rchar := p1.rchar - p0.rchar;
+	wchar := p1.wchar - p0.wchar;
 	cpu_ms := round((s1.cpu_ns - s0.cpu_ns) / 1e6, 1);
 	wait_ms := round((s1.wait_ns - s0.wait_ns) / 1e6, 1);
 	st := bench_status();
