@@ -22,7 +22,9 @@
 #
 # Usage: test/bench/hamming_compare.sh [--rows N] [--10m] [--queries NQ]
 #            [--radii "3 6 12"] [--methods "hamming gin spgist seq hnsw bktree"]
-#            [--ef "40 200"] [--shared-buffers 2GB] [--no-install]
+#            [--ef "40 200"] [--shared-buffers 2GB] [--no-install] [--build-only]
+# (--build-only: only the build time and size of each index method, no
+# exact answers and no queries, e.g. for GIN or the hamming index at 10M)
 # (--no-install: use the nddup installed under $NDDUP_EXTENSION_DESTDIR)
 # The method "plans" (in the default list) builds the hamming, GIN and
 # SP-GiST indexes together on the column and, at default settings, shows the
@@ -40,6 +42,7 @@ METHODS="hamming gin spgist seq hnsw bktree plans"
 EF="40 200"
 SB=2GB
 INSTALL=1
+BUILD_ONLY=0
 BENCH_EXT=${NDDUP_BENCH_EXT:-/work/cache/bench-ext}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 		--ef) EF=$2; shift ;;
 		--shared-buffers) SB=$2; shift ;;
 		--no-install) INSTALL=0 ;;
+		--build-only) BUILD_ONLY=1 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -98,6 +102,27 @@ t0=$(date +%s.%N)
 q -c "SELECT bench_fill($ROWS)" >/dev/null
 q -c "CREATE INDEX fps_id ON fps (id)" -c "VACUUM ANALYZE fps"
 echo "== $ROWS rows generated in $(elapsed "$t0") s; heap $(q -c "SELECT pg_size_pretty(pg_relation_size('fps'))")"
+
+if [ "$BUILD_ONLY" = 1 ]; then
+	echo
+	echo "| method | build s | bytes/row | index size |"
+	echo "|---|---|---|---|"
+	for m in $METHODS; do
+		case $m in
+		hamming) sql="CREATE INDEX fps_ix ON fps USING hamming (fp)" ;;
+		gin) sql="CREATE INDEX fps_ix ON fps USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" ;;
+		spgist) sql="CREATE INDEX fps_ix ON fps USING spgist (fp simhash64_spgist_ops)" ;;
+		*) continue ;;
+		esac
+		t0=$(date +%s.%N)
+		q -c "$sql" >/dev/null
+		secs=$(printf '%.1f' "$(elapsed "$t0")")
+		echo "| $m | $secs | $(q -c "SELECT round(pg_relation_size('fps_ix')::numeric / $ROWS, 1) || ' | ' || pg_size_pretty(pg_relation_size('fps_ix'))") |"
+		q -c "DROP INDEX fps_ix"
+	done
+	echo "== load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 # centers: NQ existing rows (near) and NQ fresh random values (far)
 q -c "CREATE TABLE cmp_centers AS
