@@ -93,32 +93,42 @@ if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'text'")" != "$text_stamp" ]; t
 	pg_sql -q -c "INSERT INTO bench_meta VALUES ('text', '$text_stamp')"
 	echo "texts generated in $(( $(date +%s) - t0 )) s"
 fi
-DERIVED_SQL="
-CREATE UNLOGGED TABLE bench_fp AS SELECT id, simhash(body) AS fp FROM bench_text;
-CREATE UNLOGGED TABLE bench_sk AS SELECT id, minhash(body) AS sk FROM bench_text;
-CREATE UNLOGGED TABLE bench_ss AS SELECT id, shingle_set(body) AS ss FROM bench_text;
-VACUUM ANALYZE bench_fp, bench_sk, bench_ss;"
+# derived tables: all dropped when the extension's install script changed
+# (DROP EXTENSION takes their columns), then each one the selected
+# functions need computed if it is missing
 ext_script=$(ls "${NDDUP_DESTDIR:-}$(pg_config --sharedir)"/extension/nddup--*.sql 2>/dev/null | sort -V | tail -1)
-derived_stamp="$(cat "$ext_script" <(echo "$DERIVED_SQL") | md5sum | cut -c1-12)"
-if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'derived'")" != "$derived_stamp" ]; then
-	echo "computing simhash, minhash and shingle_set of the texts (extension script $(basename "$ext_script"))"
-	t0=$(date +%s)
+ext_stamp="$(md5sum <"$ext_script" | cut -c1-12)"
+if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'extension'")" != "$ext_stamp" ]; then
+	echo "new extension script $(basename "$ext_script"): the derived tables are recomputed when needed"
 	pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS bench_fp, bench_sk, bench_sk_base, bench_ss" \
 		-c "DROP EXTENSION IF EXISTS nddup CASCADE" -c "CREATE EXTENSION nddup" \
-		-c "DELETE FROM bench_meta WHERE k <> 'text'"
-	pg_sql -q <<<"SET work_mem = '256MB'; $DERIVED_SQL"
-	pg_sql -q -c "INSERT INTO bench_meta VALUES ('derived', '$derived_stamp')"
-	echo "derived tables computed in $(( $(date +%s) - t0 )) s"
+		-c "DELETE FROM bench_meta WHERE k <> 'text'" -c "INSERT INTO bench_meta VALUES ('extension', '$ext_stamp')"
 fi
+for f in $FUNCTIONS; do
+	case $f in
+		hamming) tab=bench_fp; expr="simhash(body) AS fp" ;;
+		minhash) tab=bench_sk; expr="minhash(body) AS sk" ;;
+		sets) tab=bench_ss; expr="shingle_set(body) AS ss" ;;
+		*) continue ;;
+	esac
+	if [ -z "$(q -c "SELECT to_regclass('$tab')")" ]; then
+		echo "computing $tab ($expr) of the texts"
+		t0=$(date +%s)
+		pg_sql -q -c "SET work_mem = '256MB'" -c "CREATE UNLOGGED TABLE $tab AS SELECT id, $expr FROM bench_text" \
+			-c "VACUUM ANALYZE $tab"
+		echo "$tab computed in $(( $(date +%s) - t0 )) s"
+	fi
+done
 pg_sql -q -f "$BENCH_DIR/bench_memory.sql"
 q -F' ' -c "SELECT 'rows: ' || (SELECT count(*) FROM bench_text) || ' texts, '
 	|| (SELECT count(*) FROM bench_text WHERE id % 20 = 0) || ' of them planted variants; '
 	|| 'words per text ' || (SELECT round(avg(cardinality(string_to_array(body, ' '))), 1) FROM bench_text WHERE id % 100 = 1)
-	|| ', shingles per set ' || (SELECT round(avg(cardinality(shingleset_to_array(ss))), 1) FROM bench_ss WHERE id % 100 = 1)
+	|| CASE WHEN to_regclass('bench_ss') IS NULL THEN ''
+	   ELSE ', shingles per set ' || (SELECT round(avg(cardinality(shingleset_to_array(ss))), 1) FROM bench_ss WHERE id % 100 = 1) END
 	|| '; tables: text ' || pg_size_pretty(pg_total_relation_size('bench_text'))
-	|| ', simhash ' || pg_size_pretty(pg_total_relation_size('bench_fp'))
-	|| ', minhash ' || pg_size_pretty(pg_total_relation_size('bench_sk'))
-	|| ', shingle_set ' || pg_size_pretty(pg_total_relation_size('bench_ss'))"
+	|| ', simhash ' || coalesce(pg_size_pretty(pg_total_relation_size(to_regclass('bench_fp'))), '-')
+	|| ', minhash ' || coalesce(pg_size_pretty(pg_total_relation_size(to_regclass('bench_sk'))), '-')
+	|| ', shingle_set ' || coalesce(pg_size_pretty(pg_total_relation_size(to_regclass('bench_ss'))), '-')"
 echo
 
 # report LABEL: the table rows of both paths and their ratios
