@@ -84,7 +84,10 @@ echo
 # ---- data: the texts once, the derived tables when the extension changed
 text_stamp="$ROWS $(cat "$BENCH_DIR/batch_spill_data.sql" "$WORDS" | md5sum | cut -c1-12)"
 pg_sql -q -c "SET client_min_messages = warning" -c "CREATE TABLE IF NOT EXISTS bench_meta (k text PRIMARY KEY, v text)"
-if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'text'")" != "$text_stamp" ]; then
+# (the tables are unlogged: a server that was not shut down cleanly comes
+# back with them empty, so an empty table is made again too)
+has_rows() { [ "$(q -c "SELECT to_regclass('$1') IS NOT NULL AND EXISTS (SELECT 1 FROM $1)" 2>/dev/null)" = t ]; }
+if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'text'")" != "$text_stamp" ] || ! has_rows bench_text; then
 	echo "generating $ROWS texts"
 	t0=$(date +%s)
 	pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS bench_fp, bench_sk, bench_sk_base, bench_ss, bench_text" \
@@ -111,10 +114,11 @@ for f in $FUNCTIONS; do
 		sets) tab=bench_ss; expr="shingle_set(body) AS ss" ;;
 		*) continue ;;
 	esac
-	if [ -z "$(q -c "SELECT to_regclass('$tab')")" ]; then
+	if ! has_rows "$tab"; then
 		echo "computing $tab ($expr) of the texts"
 		t0=$(date +%s)
-		pg_sql -q -c "SET work_mem = '256MB'" -c "CREATE UNLOGGED TABLE $tab AS SELECT id, $expr FROM bench_text" \
+		pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS $tab" \
+			-c "SET work_mem = '256MB'" -c "CREATE UNLOGGED TABLE $tab AS SELECT id, $expr FROM bench_text" \
 			-c "VACUUM ANALYZE $tab"
 		echo "$tab computed in $(( $(date +%s) - t0 )) s"
 	fi

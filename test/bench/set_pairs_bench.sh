@@ -109,11 +109,15 @@ if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'extension'")" != "$ext_stamp" 
 fi
 pg_sql -q -f "$BENCH_DIR/bench_memory.sql"
 
+# has_rows TABLE: the table exists and is not empty (the tables are
+# unlogged: after a server that was not shut down cleanly they are empty)
+has_rows() { [ "$(q -c "SELECT to_regclass('$1') IS NOT NULL AND EXISTS (SELECT 1 FROM $1)" 2>/dev/null)" = t ]; }
+
 # make_short: the synopses (first line) of the descriptions
 make_short() {
 	local stamp
 	stamp="short $(md5sum <"$DESCRIPTIONS" | cut -c1-12)"
-	[ "$(q -c "SELECT v FROM bench_meta WHERE k = 'short'")" = "$stamp" ] && return 0
+	[ "$(q -c "SELECT v FROM bench_meta WHERE k = 'short'")" = "$stamp" ] && has_rows s_short && return 0
 	echo "loading the short texts"
 	pg_sql -q <<SQL
 SET client_min_messages = warning;
@@ -132,7 +136,7 @@ SQL
 make_long() {
 	local stamp corpus="${DATA_DIR:-$WORKDIR}/debian-neardup.tsv.gz" t0
 	stamp="long $LONG_DOCS $(cat "$DESCRIPTIONS" "$TOOLS/gen_neardup.py" | md5sum | cut -c1-12)"
-	[ "$(q -c "SELECT v FROM bench_meta WHERE k = 'long'")" = "$stamp" ] && return 0
+	[ "$(q -c "SELECT v FROM bench_meta WHERE k = 'long'")" = "$stamp" ] && has_rows s_long && return 0
 	t0=$(date +%s)
 	if [ ! -f "$corpus" ] || [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$stamp" ]; then
 		echo "making the long documents: gen_neardup.py --docs $LONG_DOCS --seed 1 (it stops when the base documents run out)"
