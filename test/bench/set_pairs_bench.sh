@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of shingleset_pairs, the exact resemblance join (issue 18,
-# targets 2; docs/batch-sets.md, docs/reports/bench-sets.md): at Jaccard
+# targets 2; docs/batch-sets.md, docs/reports/bench-set-pairs.md): at Jaccard
 # thresholds 0.3, 0.5 and 0.8, on short texts (the one-line synopses of the
 # Debian package descriptions, 63,956) and on long documents (the Debian
 # descriptions made into a labelled near-duplicate corpus by
