@@ -62,11 +62,12 @@ FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE package = 'l
 JOIN docs d USING (id) ORDER BY n.distance, n.id;
 SQL
 
-echo "== all near-duplicate pairs and clusters (radius $RADIUS; the original is the smallest id)"
+echo "== all near-duplicate pairs and clusters (radius $RADIUS, each pair verified by the texts' exact"
+echo "   word 3-shingle resemblance >= 0.3; the original is the smallest id)"
 step "all pairs and clusters" pg_sql <<SQL
 \pset footer off
-SELECT count(*) AS pairs FROM hamming_pairs('docs', 'id', 'fp', $RADIUS);
-CREATE TABLE clusters AS SELECT * FROM hamming_clusters('docs', 'id', 'fp', $RADIUS);
+SELECT count(*) AS pairs FROM hamming_pairs('docs', 'id', 'fp', $RADIUS, verify_column => 'body', verify => 0.3);
+CREATE TABLE clusters AS SELECT * FROM hamming_clusters('docs', 'id', 'fp', $RADIUS, verify_column => 'body', verify => 0.3);
 SELECT count(*) FILTER (WHERE size > 1) AS groups, sum(size - 1) FILTER (WHERE size > 1) AS duplicates,
 	sum(size) AS documents
 FROM (SELECT cluster_id, count(*) AS size FROM clusters GROUP BY cluster_id) s;
@@ -79,7 +80,8 @@ ORDER BY copies DESC, o.id
 LIMIT 12;
 SQL
 
-echo "== a blog table: the trigger marks near-duplicates at insert time"
+echo "== a blog table: the trigger marks near-duplicates at insert time (candidates within the"
+echo "   radius, each verified by the texts' exact resemblance: verify=0.3)"
 step "blog inserts" pg_sql <<'SQL'
 \pset footer off
 CREATE TABLE posts (
@@ -89,9 +91,11 @@ CREATE TABLE posts (
 	fp           simhash64 GENERATED ALWAYS AS (simhash(body)) STORED,
 	duplicate_of bigint
 );
-CREATE INDEX posts_fp_idx ON posts USING hamming (fp);
+CREATE INDEX posts_fp_idx ON posts USING hamming (fp) WHERE duplicate_of IS NULL;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
-	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12', 'verify=0.3');
+-- its options, checked now rather than at the first insert
+SELECT * FROM nddup_check_trigger('posts');
 INSERT INTO posts (author, body) VALUES
   ('ann',  'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source.'),
   ('bob',  'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with the source.'),

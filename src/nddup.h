@@ -52,7 +52,12 @@ extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
 
-/* options and settings of the hamming access method (src/index/hamming.c) */
+/* the warning about radii that pair unrelated rows (src/types/radius_warning.c) */
+#define NDDUP_SHORT_TEXT_BYTES	64
+extern bool nddup_warn_chance_pairs(const char *subject, double n, int radius,
+									double avg_bytes, const char *hint);
+
+/* options and settings of the hamming access method (src/index/hamming_handler.c) */
 extern void nddup_hamming_am_init(void);
 
 /* the settings (src/module.c) */

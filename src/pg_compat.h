@@ -22,7 +22,8 @@
  * amtranslatecmptype), so set one under "#if PG_VERSION_NUM >= ..." only
  * to a non-zero value; amestimateparallelscan takes (Relation, nkeys,
  * norderbys) since 18 and no argument before; RelFileNode is
- * RelFileLocator (rd_node is rd_locator) since 16.
+ * RelFileLocator (rd_node is rd_locator) since 16: see
+ * NDDUP_RELATION_LOCATOR below.
  *
  *-------------------------------------------------------------------------
  */
@@ -57,6 +58,56 @@
 #define NDDUP_MY_LXID	(MyProc->vxid.lxid)
 #else
 #define NDDUP_MY_LXID	(MyProc->lxid)
+#endif
+
+/*
+ * tuplesort_getdatum(state, forward, copy, val, isNull, abbrev): 16 added
+ * copy (whether a by-reference datum is copied out of the sort's memory;
+ * before 16 it always was).  nddup sorts by-value datums only, so copy
+ * changes nothing there.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/tuplesort.h"
+#define tuplesort_getdatum(state, forward, copy, val, isNull, abbrev) \
+	((void) (copy), \
+	 tuplesort_getdatum((state), (forward), (val), (isNull), (abbrev)))
+#endif
+
+/*
+ * The physical file of a relation, as log_newpage() takes it: 16 renamed
+ * RelFileNode (Relation.rd_node) to RelFileLocator (rd_locator).
+ */
+#if PG_VERSION_NUM >= 160000
+#define NDDUP_RELATION_LOCATOR(rel)	(&(rel)->rd_locator)
+#else
+#define NDDUP_RELATION_LOCATOR(rel)	(&(rel)->rd_node)
+#endif
+
+/*
+ * vacuum_delay_point(is_analyze): 18 added is_analyze (which cost-based
+ * delay settings apply); before 18 there is no argument.
+ */
+#if PG_VERSION_NUM < 180000
+#include "commands/vacuum.h"
+#define vacuum_delay_point(is_analyze) \
+	((void) (is_analyze), vacuum_delay_point())
+#endif
+
+/*
+ * Count one search of an index scan (include pgstat.h): the idx_scan of
+ * pg_stat_*_indexes, and since 18 the "Index Searches" that EXPLAIN ANALYZE
+ * prints from scan->instrument.
+ */
+#if PG_VERSION_NUM >= 180000
+#define NDDUP_COUNT_INDEX_SEARCH(scan) \
+	do { \
+		pgstat_count_index_scan((scan)->indexRelation); \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define NDDUP_COUNT_INDEX_SEARCH(scan) \
+	pgstat_count_index_scan((scan)->indexRelation)
 #endif
 
 #endif							/* NDDUP_PG_COMPAT_H */

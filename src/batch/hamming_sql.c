@@ -243,6 +243,9 @@ pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 		elog(ERROR, "SPI_connect failed");
 	read_input(hb, "the query", query, fp_cols, 2, mode == BATCH_CLUSTER ? 3 : 2, 0);
 	SPI_finish();
+	if (!verify)
+		nddup_warn_chance_pairs(fname, (double) hb->rows.nrows, radius, -1.0,
+								"Add verify => 0.3 to confirm each pair by the exact resemblance of the texts (the query's last column, or verify_column => for a table), or use minhash_pairs() or minhash_clusters().");
 	finish_hamming(hb);
 }
 

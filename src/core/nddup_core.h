@@ -532,6 +532,11 @@ extern NddupLexicon *nddup_lexicon_recv(const uint8_t *data, size_t len,
 extern size_t nddup_lexicon_send_size(const NddupLexicon *l);
 extern void nddup_lexicon_send(const NddupLexicon *l, uint8_t *out);
 
+/* chance pairs of unrelated fingerprints (src/core/hamming_chance.c) */
+extern double nddup_hamming_chance(int radius);
+extern double nddup_hamming_chance_pairs(double n, int radius);
+extern double nddup_hamming_chance_rows(int radius);
+
 /* the arguments of nddup_dedup_trigger (src/core/trigger_options.c) */
 typedef enum NddupTriggerKey
 {
@@ -550,10 +555,12 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_THRESHOLD,
 	NDDUP_TK_K,
 	NDDUP_TK_VISIBILITY,
-	NDDUP_TK_SCOPE
+	NDDUP_TK_SCOPE,
+	NDDUP_TK_VERIFY,
+	NDDUP_TK_VERIFY_COLUMN
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			16
+#define NDDUP_TRIGGER_NKEYS			18
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -606,6 +613,7 @@ typedef struct NddupTriggerArgs
 	int32_t		k;
 	const char *unit;			/* "word" or "char" */
 	const char *weighting;		/* "tf" or "set" */
+	double		verify;			/* verification threshold, or 0: none */
 } NddupTriggerArgs;
 
 typedef enum NddupTriggerCode
@@ -625,10 +633,13 @@ typedef enum NddupTriggerCode
 								 * source= */
 	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
 	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
-	NDDUP_TRIGGER_VISIBILITY	/* visibility= is not caller or all */
+	NDDUP_TRIGGER_VISIBILITY,	/* visibility= is not caller or all */
+	NDDUP_TRIGGER_VERIFY,		/* verify= is not in (0, 1] */
+	NDDUP_TRIGGER_VERIFY_NO_VALUE	/* verify= without source= or
+									 * verify_column= */
 } NddupTriggerCode;
 
-#define NDDUP_TRIGGER_NCODES	15
+#define NDDUP_TRIGGER_NCODES	17
 
 typedef struct NddupTriggerError
 {
@@ -636,7 +647,7 @@ typedef struct NddupTriggerError
 	int			arg;			/* NOT_KEY_VALUE, UNKNOWN_KEY: the argument */
 	size_t		key_len;		/* UNKNOWN_KEY: the length of its key */
 	NddupTriggerKey key;		/* DUPLICATE_KEY, NOT_FOR_METHOD, INTEGER */
-	bool		not_number;		/* INTEGER, THRESHOLD: the value is no number
+	bool		not_number;		/* INTEGER, THRESHOLD, VERIFY: the value is no number
 								 * at all (rather than out of range) */
 	int32_t		min;			/* INTEGER: the range */
 	int32_t		max;

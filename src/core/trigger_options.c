@@ -21,7 +21,7 @@
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",
 	"weighting", "id", "duplicate_of", "order", "action", "lock",
-	"threshold", "k", "visibility", "scope"
+	"threshold", "k", "visibility", "scope", "verify", "verify_column"
 };
 
 /* One byte folded to lower case as pg_strcasecmp folds it. */
@@ -81,6 +81,29 @@ int_arg(const NddupTriggerArgs *a, NddupTriggerKey key, int32_t min, int32_t max
 		return fail(err, NDDUP_TRIGGER_INTEGER, key);
 	}
 	*out = (int32_t) v;
+	return NDDUP_TRIGGER_OK;
+}
+
+/*
+ * Read the value of key, a number in (0, 1], into *out; code unless it is
+ * one.  errno is not consulted: strtod sets ERANGE for a subnormal result
+ * written in decimal but not for the same value in hex, so the canonical
+ * (decimal) form of an accepted value would be refused.  Underflow to 0 and
+ * overflow fail the range test.
+ */
+static NddupTriggerCode
+fraction_arg(const NddupTriggerArgs *a, NddupTriggerKey key, NddupTriggerCode code,
+			 double *out, NddupTriggerError *err)
+{
+	const char *value = a->values[key];
+	char	   *end;
+
+	*out = strtod(value, &end);
+	if (*value == '\0' || *end != '\0' || !(*out > 0.0 && *out <= 1.0))
+	{
+		err->not_number = (end == value || *end != '\0');
+		return fail(err, code, key);
+	}
 	return NDDUP_TRIGGER_OK;
 }
 
@@ -158,25 +181,10 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_RADIUS] != NULL ? NDDUP_TK_RADIUS : NDDUP_TK_WEIGHTING);
 		a->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
-		if (v[NDDUP_TK_THRESHOLD] != NULL)
-		{
-			const char *value = v[NDDUP_TK_THRESHOLD];
-			char	   *end;
-
-			/*
-			 * errno is not consulted: strtod sets ERANGE for a subnormal
-			 * result written in decimal but not for the same value in hex,
-			 * so the canonical (decimal) form of an accepted threshold would
-			 * be refused.  Underflow to 0 and overflow fail the range test.
-			 */
-			a->threshold = strtod(value, &end);
-			if (*value == '\0' || *end != '\0' ||
-				!(a->threshold > 0.0 && a->threshold <= 1.0))
-			{
-				err->not_number = (end == value || *end != '\0');
-				return fail(err, NDDUP_TRIGGER_THRESHOLD, NDDUP_TK_THRESHOLD);
-			}
-		}
+		if (v[NDDUP_TK_THRESHOLD] != NULL &&
+			fraction_arg(a, NDDUP_TK_THRESHOLD, NDDUP_TRIGGER_THRESHOLD, &a->threshold,
+						 err) != NDDUP_TRIGGER_OK)
+			return err->code;
 	}
 
 	a->action = NDDUP_TRIGGER_MARK;
@@ -217,9 +225,31 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 }
 
 /*
+ * Read verify= (a number in (0, 1]; 0.3 when only verify_column= is given,
+ * 0 for none), which needs the text (source=) or a stored value
+ * (verify_column=) to verify with.  Errors: VERIFY, VERIFY_NO_VALUE.
+ */
+static NddupTriggerCode
+check_verify(NddupTriggerArgs *a, NddupTriggerError *err)
+{
+	const char *const *v = a->values;
+
+	a->verify = 0.0;
+	if (v[NDDUP_TK_VERIFY] != NULL &&
+		fraction_arg(a, NDDUP_TK_VERIFY, NDDUP_TRIGGER_VERIFY, &a->verify, err) != NDDUP_TRIGGER_OK)
+		return err->code;
+	if (v[NDDUP_TK_VERIFY] == NULL && v[NDDUP_TK_VERIFY_COLUMN] != NULL)
+		a->verify = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
+	if (a->verify > 0.0 && v[NDDUP_TK_SOURCE] == NULL && v[NDDUP_TK_VERIFY_COLUMN] == NULL)
+		return fail(err, NDDUP_TRIGGER_VERIFY_NO_VALUE, NDDUP_TK_VERIFY);
+	return NDDUP_TRIGGER_OK;
+}
+
+/*
  * Read the signature parameters size= (default 2 for simhash, 3 for
  * minhash), k= (128), unit= (word) and weighting= (tf), which apply only
- * with source=.  Errors: SOURCE_ONLY, INTEGER, UNIT, WEIGHTING.
+ * with source=, then verify= and verify_column=.  Errors: SOURCE_ONLY,
+ * INTEGER, UNIT, WEIGHTING, VERIFY, VERIFY_NO_VALUE.
  */
 NddupTriggerCode
 nddup_trigger_check_signature(NddupTriggerArgs *a, NddupTriggerError *err)
@@ -243,5 +273,5 @@ nddup_trigger_check_signature(NddupTriggerArgs *a, NddupTriggerError *err)
 	a->weighting = v[NDDUP_TK_WEIGHTING] ? v[NDDUP_TK_WEIGHTING] : "tf";
 	if (strcmp(a->weighting, "tf") != 0 && strcmp(a->weighting, "set") != 0)
 		return fail(err, NDDUP_TRIGGER_WEIGHTING, NDDUP_TK_WEIGHTING);
-	return NDDUP_TRIGGER_OK;
+	return check_verify(a, err);
 }

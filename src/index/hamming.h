@@ -230,7 +230,7 @@ typedef enum HammingProbe
 	HAMMING_PROBE_ROWS			/* always pass over every row */
 } HammingProbe;
 
-/* hamming.c: handler, options, settings, cost estimate */
+/* hamming_handler.c: handler, options, settings, cost estimate */
 extern int	hamming_probe;
 extern double hamming_merge_fraction(Relation index);
 

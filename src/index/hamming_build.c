@@ -487,7 +487,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 			Datum		d;
 			bool		isnull;
 
-			if (!tuplesort_getdatum(ts, true, &d, &isnull, NULL))
+			if (!tuplesort_getdatum(ts, true, false, &d, &isnull, NULL))
 				elog(ERROR, "hamming index build: table %d sort ended early", t);
 			v = (uint64) DatumGetInt64(d) ^ HAMMING_SIGN;
 		}
@@ -661,7 +661,7 @@ hamming_build_empty(Relation index)
 	PageSetChecksumInplace(page, HAMMING_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, HAMMING_METAPAGE_BLKNO,
 			  (char *) page, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(NDDUP_RELATION_LOCATOR(index), INIT_FORKNUM,
 				HAMMING_METAPAGE_BLKNO, page, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 	pfree(page);

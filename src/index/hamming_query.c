@@ -720,9 +720,9 @@ hamming_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
 			!is_hamming_family(index->opfamily[0]))
 			continue;
 		if (index->relam == GIN_AM_OID)
-			index->amcostestimate = (void (*) ()) gin_hamming_cost_estimate;
+			index->amcostestimate = gin_hamming_cost_estimate;
 		else
-			index->amcostestimate = (void (*) ()) spgist_hamming_cost_estimate;
+			index->amcostestimate = spgist_hamming_cost_estimate;
 	}
 }
 

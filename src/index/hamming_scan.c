@@ -36,6 +36,7 @@
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -628,7 +629,7 @@ collect_all(HammingScanOpaque so, EmitMode mode)
 	MemoryContextSwitchTo(old);
 }
 
-/* Take the metapage copy the scan works from, once per rescan. */
+/* Take the metapage copy the scan works from, once per rescan; count it. */
 static void
 start_scan(IndexScanDesc scan)
 {
@@ -637,6 +638,7 @@ start_scan(IndexScanDesc scan)
 
 	if (so->started)
 		return;
+	NDDUP_COUNT_INDEX_SEARCH(scan);
 	old = MemoryContextSwitchTo(so->cxt);
 	hamming_read_meta(scan->indexRelation, &so->meta);
 	MemoryContextSwitchTo(old);

@@ -110,7 +110,7 @@ vacuum_list(IndexVacuumInfo *info, BlockNumber blkno, uint64 epoch,
 
 	while (blkno != InvalidBlockNumber)
 	{
-		vacuum_delay_point();
+		vacuum_delay_point(false);
 		removed += vacuum_page(info, blkno, HAMMING_PAGE_APPENDIX, epoch, callback,
 							   callback_state, live, &blkno);
 	}
@@ -150,7 +150,7 @@ vacuum_retired_gen(IndexVacuumInfo *info, const HammingGenInfo *gen,
 		for (uint32 i = 0; i < n; i++)
 			if (base + i >= first && base + i < last)
 			{
-				vacuum_delay_point();
+				vacuum_delay_point(false);
 				(void) vacuum_page(info, blocks[i], HAMMING_PAGE_TIDS, gen->epoch,
 								   callback, callback_state, &ignored, NULL);
 			}
@@ -183,7 +183,7 @@ hamming_bulk_delete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	rowpages = (uint32) ((gen->info.rows + HAMMING_TIDS_PER_PAGE - 1) / HAMMING_TIDS_PER_PAGE);
 	for (uint32 p = 0; p < rowpages; p++)
 	{
-		vacuum_delay_point();
+		vacuum_delay_point(false);
 		removed += vacuum_page(info, hamming_gen_block(gen, gen->info.tid_first + p),
 							   HAMMING_PAGE_TIDS, gen->info.epoch, callback,
 							   callback_state, &live, NULL);
@@ -426,7 +426,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		Buffer		buf;
 		Page		page;
 
-		vacuum_delay_point();
+		vacuum_delay_point(false);
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);

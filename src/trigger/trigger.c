@@ -157,6 +157,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		entry->oph_datum = CStringGetTextDatum("oph");
 		if (OidIsValid(entry->config.scope_hash_proc))
 			fmgr_info_cxt(entry->config.scope_hash_proc, &entry->scope_hash_finfo, entry->cxt);
+		nddup_dedup_verify_prepare(entry);
 	}
 	PG_CATCH();
 	{
@@ -251,6 +252,25 @@ dedup_sig_equal(const DedupConfig *cfg, Datum a, Datum b)
 	return VARSIZE(va) == VARSIZE(vb) && memcmp(va, vb, VARSIZE(va)) == 0;
 }
 
+/*
+ * With verify=, is the verification value of the old row the new row's
+ * (has_verify, verify)?  Without verify=, true.
+ */
+static bool
+dedup_verify_unchanged(DedupCacheEntry *entry, Relation rel, HeapTuple oldtuple,
+					   bool has_verify, Datum verify)
+{
+	Datum		old;
+	bool		has_old;
+
+	if (entry->config.verify <= 0.0)
+		return true;
+	has_old = nddup_dedup_verify_value(entry, rel, oldtuple, true, &old);
+	if (has_old != has_verify)
+		return false;
+	return !has_old || datumIsEqual(old, verify, false, -1);
+}
+
 /* Raise the error of action=error. */
 static void
 dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
@@ -270,6 +290,8 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 		nearness = psprintf("with estimated resemblance %.3f (threshold %g)",
 							nddup_minhash_datum_resemblance(sig, res->sig),
 							cfg->threshold);
+	if (cfg->verify > 0.0)
+		nearness = psprintf("%s, verified at resemblance %g or more", nearness, cfg->verify);
 
 	/* show the original's id only to users who may read it */
 	may_see = pg_class_aclcheck(cfg->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
@@ -346,8 +368,12 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 	uint32		lockscopes[2];
 	int			nlockfps = 0;
 	DedupFound	res;
+	Datum		verify = (Datum) 0;
+	bool		has_verify = false;
 
 	has_fp = dedup_row_sig(entry, newtuple, desc, false, &fp);
+	if (has_fp && cfg->verify > 0.0)
+		has_verify = nddup_dedup_verify_value(entry, rel, newtuple, false, &verify);
 
 	/* a plain fingerprint column next to a source is maintained by us */
 	if (cfg->fp_attno && cfg->src_attno && !cfg->fp_generated)
@@ -372,7 +398,8 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 			same_scope = datumIsEqual(scope, oldscope,
 									  TupleDescAttr(desc, cfg->scope_attno - 1)->attbyval,
 									  TupleDescAttr(desc, cfg->scope_attno - 1)->attlen);
-		if (has_fp == has_oldfp && same_scope && (!has_fp || dedup_sig_equal(cfg, fp, oldfp)))
+		if (has_fp == has_oldfp && same_scope && (!has_fp || dedup_sig_equal(cfg, fp, oldfp)) &&
+			(!has_fp || dedup_verify_unchanged(entry, rel, oldtuple, has_verify, verify)))
 			goto done;			/* same fingerprint: keep the judgement */
 		old_original = (cfg->dup_attno == 0);
 		if (cfg->dup_attno)
@@ -401,7 +428,8 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 		}
 		nddup_dedup_lock(entry, lockfps, lockscopes, nlockfps);
 
-		nddup_dedup_lookup(entry, rel, fp, scope, is_update ? &oldtuple->t_self : NULL, &res);
+		nddup_dedup_lookup(entry, rel, fp, scope, has_verify ? &verify : NULL,
+						   is_update ? &oldtuple->t_self : NULL, &res);
 		if (res.found && cfg->action == NDDUP_TRIGGER_MARK && old_original)
 		{
 			Datum		oldid = heap_getattr(oldtuple, cfg->id_attno, desc, &isnull);
@@ -495,6 +523,7 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 
 		nddup_dedup_parse_args(rel, n, args, ext_nsp, NULL, &cfg);
 		nddup_dedup_citus_check(rel, &cfg);
+		nddup_dedup_warn_unsafe(rel, &cfg, NULL);
 		line[0] = (Datum) 0;
 		line[1] = CStringGetTextDatum(cfg.settings);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);
@@ -517,6 +546,7 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 			nddup_dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
 							 trigger->tgname, &cfg);
 			nddup_dedup_citus_check(rel, &cfg);
+			nddup_dedup_warn_unsafe(rel, &cfg, trigger->tgname);
 			line[0] = CStringGetTextDatum(trigger->tgname);
 			line[1] = CStringGetTextDatum(cfg.settings);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);

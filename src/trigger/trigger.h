@@ -14,6 +14,7 @@
 
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "utils/rel.h"
 
 typedef NddupTriggerMethod DedupMethod;
@@ -46,6 +47,12 @@ typedef struct DedupConfig
 	int32		k;				/* minhash */
 	int32		radius;			/* simhash */
 	double		threshold;		/* minhash */
+	double		verify;			/* verification threshold, or 0: none */
+	AttrNumber	verify_attno;	/* verify_column, or 0: the source text */
+	bool		verify_generated;	/* verify_column is STORED generated */
+	Oid			verify_type;	/* shingleset or minhash_sketch */
+	int32		verify_size;	/* shingle size of a verified text */
+	Oid			verify_func;	/* shingle_set(text, int, text) */
 	DedupAction action;
 	DedupLockMode lock;
 	DedupVisibility visibility; /* resolved: CALLER or ALL */
@@ -74,6 +81,7 @@ typedef struct DedupCacheEntry
 	Datum		weighting_datum;
 	Datum		oph_datum;
 	FmgrInfo	scope_hash_finfo;	/* hashes scope values into lock keys */
+	FmgrInfo	verify_finfo;	/* shingle_set() of a verified text */
 	SPIPlanPtr	lookup_insert;	/* the lookup */
 	SPIPlanPtr	lookup_update;	/* the lookup, excluding one ctid */
 	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
@@ -110,10 +118,22 @@ extern void nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel);
 extern void nddup_dedup_check_caller(const DedupConfig *cfg, Relation rel,
 									 Trigger *trigger);
 extern void nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig,
-							   Datum scope, ItemPointer ctid, DedupFound *res);
+							   Datum scope, const Datum *verify, ItemPointer ctid,
+							   DedupFound *res);
 extern void nddup_dedup_repoint(DedupCacheEntry *entry, Relation rel,
 								Datum new_original, Datum old_id);
 extern char *nddup_dedup_equals(Oid type);
+
+/* trigger_verify.c: verified candidates and the unsafe-radius warning */
+extern void nddup_dedup_verify_config(Relation rel, const NddupTriggerArgs *a,
+									  DedupConfig *cfg);
+extern void nddup_dedup_verify_settings(const DedupConfig *cfg, StringInfo buf);
+extern void nddup_dedup_verify_prepare(DedupCacheEntry *entry);
+extern char *nddup_dedup_verify_clause(const DedupConfig *cfg, int param);
+extern bool nddup_dedup_verify_value(DedupCacheEntry *entry, Relation rel,
+									 HeapTuple tuple, bool use_stored, Datum *value);
+extern void nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg,
+									const char *trigname);
 
 /* trigger_citus.c: the trigger on a Citus table */
 extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);

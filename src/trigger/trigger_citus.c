@@ -34,6 +34,7 @@
 
 #include "trigger.h"
 
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_operator.h"
@@ -165,8 +166,10 @@ original_config(Relation rel, ArrayType *arr, Oid ext_nsp)
 	}
 	PG_END_TRY();
 	original_key = pstrdup(key.data);
-	MemoryContextSwitchTo(old);
 	original_entry.cxt = original_cxt;
+	original_entry.unit_datum = CStringGetTextDatum(original_entry.config.unit);
+	nddup_dedup_verify_prepare(&original_entry);
+	MemoryContextSwitchTo(old);
 	original_entry.valid = true;
 	original_entry.lock_lxid = InvalidLocalTransactionId;
 	return &original_entry;
@@ -209,6 +212,65 @@ original_scope(FunctionCallInfo fcinfo, int argno, Oid want)
 }
 
 /*
+ * The value of nddup_original() as a text into *text; false when it is the
+ * signature itself (any other type is 42804).
+ */
+static bool
+original_text(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *text)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+
+	if (getBaseType(type) == cfg->sig_type)
+		return false;
+	if (type != TEXTOID && type != VARCHAROID && type != UNKNOWNOID &&
+		getBaseType(type) != TEXTOID && getBaseType(type) != VARCHAROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the value of nddup_original() has type %s, expected %s or text",
+						format_type_be(type), format_type_be(cfg->sig_type))));
+	*text = type == UNKNOWNOID ? CStringGetTextDatum(DatumGetCString(PG_GETARG_DATUM(2))) :
+		PG_GETARG_DATUM(2);
+	return true;
+}
+
+/*
+ * With verify=, the verification value of the new row, computed as the
+ * trigger computes it (trigger_verify.c) from a row that holds only the
+ * source text: shingle_set() of the text, or a verify_column generated from
+ * it.  False when it is NULL.
+ */
+static bool
+original_verify_value(FunctionCallInfo fcinfo, DedupCacheEntry *entry, Relation rel,
+					  Datum *value)
+{
+	const DedupConfig *cfg = &entry->config;
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum	   *values;
+	bool	   *nulls;
+	Datum		text;
+
+	if (cfg->src_attno == 0 || !original_text(fcinfo, cfg, &text))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("with verify=, nddup_original() needs the new row's source text"),
+				 errhint("Give source= in the arguments and pass the text as the value.")));
+	if (cfg->verify_attno && !cfg->verify_generated)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nddup_original() cannot read verify_column \"%s\" of a row not yet stored",
+						get_attname(cfg->relid, cfg->verify_attno, false)),
+				 errdetail("Only a column generated from the source text can be computed from the value."),
+				 errhint("Verify by the text (verify= without verify_column=), or make the column GENERATED ALWAYS AS (shingle_set(<source>)) STORED.")));
+	values = palloc0(sizeof(Datum) * desc->natts);
+	nulls = palloc(sizeof(bool) * desc->natts);
+	memset(nulls, true, sizeof(bool) * desc->natts);
+	values[cfg->src_attno - 1] = text;
+	nulls[cfg->src_attno - 1] = false;
+	return nddup_dedup_verify_value(entry, rel, heap_form_tuple(desc, values, nulls), false,
+									value);
+}
+
+/*
  * The signature of the new row: a simhash64 or minhash_sketch given as is,
  * or computed from a text (or unknown literal) with the trigger's source
  * parameters, as the trigger computes it from its source column.  False
@@ -217,24 +279,15 @@ original_scope(FunctionCallInfo fcinfo, int argno, Oid want)
 static bool
 original_signature(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *sig)
 {
-	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 2);
 	Oid			texttype = TEXTOID;
 	Datum		text;
 	bool		isnull;
 
-	if (getBaseType(type) == cfg->sig_type)
+	if (!original_text(fcinfo, cfg, &text))
 	{
 		*sig = PG_GETARG_DATUM(2);
 		return true;
 	}
-	if (type != TEXTOID && type != VARCHAROID && type != UNKNOWNOID &&
-		getBaseType(type) != TEXTOID && getBaseType(type) != VARCHAROID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the value of nddup_original() has type %s, expected %s or text",
-						format_type_be(type), format_type_be(cfg->sig_type))));
-	text = type == UNKNOWNOID ? CStringGetTextDatum(DatumGetCString(PG_GETARG_DATUM(2))) :
-		PG_GETARG_DATUM(2);
 	if (SPI_execute_with_args(psprintf("SELECT %s", nddup_dedup_source_call(cfg, "$1", true)),
 							  1, &texttype, &text, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -272,15 +325,16 @@ original_report(const DedupConfig *cfg, Relation rel, Datum id)
  */
 static bool
 original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
-				Datum *id)
+				const Datum *verify, Datum *id)
 {
 	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
 	char	   *idcol = original_col(cfg, cfg->id_attno);
 	char	   *fpexpr = cfg->fp_attno ? original_col(cfg, cfg->fp_attno) :
 		nddup_dedup_source_call(cfg, original_col(cfg, cfg->src_attno), true);
 	StringInfoData sql;
-	Oid			argtypes[3];
-	Datum		values[3];
+	Oid			argtypes[5];
+	Datum		values[5];
+	char		nulls[6] = "     ";
 	int			nargs = 2;
 	bool		isnull;
 	Oid			saved_user;
@@ -304,6 +358,17 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 		values[2] = scope;
 		nargs = 3;
 	}
+	if (cfg->verify > 0.0)
+	{
+		/* the condition of the trigger's lookup (trigger_verify.c) */
+		if (verify == NULL)
+			nulls[nargs] = 'n';
+		argtypes[nargs] = cfg->verify_type;
+		values[nargs++] = verify ? *verify : (Datum) 0;
+		argtypes[nargs] = FLOAT8OID;
+		values[nargs++] = Float8GetDatum(cfg->verify);
+		appendStringInfo(&sql, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
+	}
 	appendStringInfo(&sql, " ORDER BY %s, %s LIMIT 1",
 					 original_col(cfg, cfg->order_attno), idcol);
 	argtypes[0] = cfg->sig_type;
@@ -326,7 +391,7 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 							   saved_context | SECURITY_LOCAL_USERID_CHANGE);
 	PG_TRY();
 	{
-		rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, NULL, false, 1);
+		rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, nulls, false, 1);
 	}
 	PG_FINALLY();
 	{
@@ -364,6 +429,8 @@ nddup_original(PG_FUNCTION_ARGS)
 	Datum		scope = (Datum) 0;
 	uint32		scope_hash = 0;
 	Datum		id = (Datum) 0;
+	Datum		verify = (Datum) 0;
+	bool		has_verify = false;
 	bool		found;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -409,8 +476,10 @@ nddup_original(PG_FUNCTION_ARGS)
 		table_close(rel, AccessShareLock);
 		PG_RETURN_NULL();
 	}
+	if (cfg->verify > 0.0)
+		has_verify = original_verify_value(fcinfo, entry, rel, &verify);
 	nddup_dedup_lock(entry, &sig, &scope_hash, 1);
-	found = original_lookup(cfg, rel, sig, scope, &id);
+	found = original_lookup(cfg, rel, sig, scope, has_verify ? &verify : NULL, &id);
 	SPI_finish();
 	if (found && cfg->action == NDDUP_TRIGGER_ERROR)
 		original_report(cfg, rel, id);

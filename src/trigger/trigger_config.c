@@ -104,7 +104,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
 							pnstrdup(args[err->arg], err->key_len)),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, id, duplicate_of, order, scope, action, lock and visibility.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, id, duplicate_of, order, scope, action, lock and visibility.")));
 			break;
 		case NDDUP_TRIGGER_DUPLICATE_KEY:
 			ereport(ERROR,
@@ -192,6 +192,24 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid simhash weighting \"%s\"", a->weighting),
 					 errhint("Valid weightings are \"tf\" and \"set\".")));
+			break;
+		case NDDUP_TRIGGER_VERIFY:
+			if (err->not_number)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("invalid value for verify: \"%s\"", value),
+						 errhint("The verification threshold must be a number greater than 0 and at most 1, e.g. verify=0.3.")));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("verify \"%s\" is out of range", value),
+					 errhint("The verification threshold must be a number greater than 0 and at most 1, e.g. verify=0.3.")));
+			break;
+		case NDDUP_TRIGGER_VERIFY_NO_VALUE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("verify= needs source= or verify_column="),
+					 errdetail("Each candidate is verified by the exact resemblance of the source texts, or of a stored shingleset or minhash_sketch column."),
+					 errhint("Add source=<text column>, or verify_column=<shingleset or minhash_sketch column>.")));
 			break;
 		case NDDUP_TRIGGER_OK:
 			break;
@@ -603,6 +621,11 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		cfg->scope_hash_proc = tc->hash_proc;
 	}
 
+	nddup_dedup_verify_config(rel, &a, cfg);
+	if (cfg->verify_attno && cfg->verify_attno == cfg->scope_attno)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the verify_column column must differ from the scope column")));
 	cfg->index_name = dedup_find_index(rel, cfg);
 
 	/* normalized settings, for messages and nddup_check_trigger() */
@@ -624,6 +647,7 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	appendStringInfo(&buf, " order=%s", values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name);
 	if (cfg->scope_attno)
 		appendStringInfo(&buf, " scope=%s", values[NDDUP_TK_SCOPE]);
+	nddup_dedup_verify_settings(cfg, &buf);
 	appendStringInfo(&buf, " action=%s lock=%s visibility=%s index=%s",
 					 cfg->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 cfg->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",

@@ -80,7 +80,8 @@ dedup_id_equals(const DedupConfig *cfg)
  *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
  *	   (method=minhash: ext.similar_to($1, $2), $2 the threshold)
  *	   AND t.duplicate_of IS NULL [AND t.scope = $3]
- *	   [AND t.ctid OPERATOR(pg_catalog.<>) $3 or $4]
+ *	   [AND ext.similar(<verification value>, $n, $n+1)]
+ *	   [AND t.ctid OPERATOR(pg_catalog.<>) $last]
  *	 ORDER BY ROW(t.order, t.id) LIMIT 1 [FOR KEY SHARE OF t]
  *
  * with a generic plan (the center and radius are parameters, so the plan
@@ -120,7 +121,7 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	StringInfoData base;
 	StringInfoData tail;
 	char	   *sql;
-	Oid			argtypes[4];
+	Oid			argtypes[6];
 	int			nargs = 2;
 
 	if (cfg->fp_attno)
@@ -144,6 +145,12 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 		argtypes[nargs++] = cfg->scope_type;
 		appendStringInfo(&base, " AND %s %s $%d", dedup_col(cfg, cfg->scope_attno),
 						 dedup_operator_name(tc->eq_opr), nargs);
+	}
+	if (cfg->verify > 0.0)
+	{
+		argtypes[nargs++] = cfg->verify_type;
+		argtypes[nargs++] = FLOAT8OID;
+		appendStringInfo(&base, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
 	}
 	initStringInfo(&tail);
 	appendStringInfoString(&tail, " ORDER BY ROW(");
@@ -218,7 +225,7 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
  */
 static void
 dedup_lookup_once(const DedupConfig *cfg, SPIPlanPtr plan, Datum *values,
-				  DedupFound *res)
+				  const char *nulls, DedupFound *res)
 {
 	int			rc;
 
@@ -227,12 +234,12 @@ dedup_lookup_once(const DedupConfig *cfg, SPIPlanPtr plan, Datum *values,
 		DedupFound	latest;
 		bool		same;
 
-		rc = SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(),
+		rc = SPI_execute_snapshot(plan, values, nulls, GetLatestSnapshot(),
 								  InvalidSnapshot, false, true, 1);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "SPI_execute_snapshot returned %s", SPI_result_code_string(rc));
 		dedup_read_result(cfg, &latest);
-		rc = SPI_execute_plan(plan, values, NULL, false, 1);
+		rc = SPI_execute_plan(plan, values, nulls, false, 1);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
 		dedup_read_result(cfg, res);
@@ -247,7 +254,7 @@ dedup_lookup_once(const DedupConfig *cfg, SPIPlanPtr plan, Datum *values,
 					 errhint("The transaction might succeed if retried.")));
 		return;
 	}
-	rc = SPI_execute_plan(plan, values, NULL, false, 1);
+	rc = SPI_execute_plan(plan, values, nulls, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_plan returned %s", SPI_result_code_string(rc));
 	dedup_read_result(cfg, res);
@@ -291,11 +298,12 @@ dedup_restore_user(const DedupUser *saved)
  */
 void
 nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
-			 ItemPointer ctid, DedupFound *res)
+				   const Datum *verify, ItemPointer ctid, DedupFound *res)
 {
 	const DedupConfig *cfg = &entry->config;
 	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
-	Datum		values[4];
+	Datum		values[6];
+	char		nulls[7] = "      ";
 	int			nvalues = 0;
 	DedupUser	saved;
 
@@ -304,12 +312,20 @@ nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
 		: Float8GetDatum(cfg->threshold);
 	if (cfg->scope_attno)
 		values[nvalues++] = scope;
+	if (cfg->verify > 0.0)
+	{
+		/* a row without a verification value verifies against nothing */
+		if (verify == NULL)
+			nulls[nvalues] = 'n';
+		values[nvalues++] = verify ? *verify : (Datum) 0;
+		values[nvalues++] = Float8GetDatum(cfg->verify);
+	}
 	values[nvalues] = PointerGetDatum(ctid);
 
 	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_ALL)
 	{
 		dedup_become_owner(rel, &saved);
-		dedup_lookup_once(cfg, plan, values, res);
+		dedup_lookup_once(cfg, plan, values, nulls, res);
 		dedup_restore_user(&saved);
 		return;
 	}
@@ -318,7 +334,7 @@ nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
 		Datum		id;
 		int			rc;
 
-		dedup_lookup_once(cfg, plan, values, res);
+		dedup_lookup_once(cfg, plan, values, nulls, res);
 		if (!res->found)
 			return;
 		id = res->id;
@@ -392,7 +408,7 @@ nddup_dedup_repoint(DedupCacheEntry *entry, Relation rel, Datum new_original, Da
 void
 nddup_dedup_check_caller(const DedupConfig *cfg, Relation rel, Trigger *trigger)
 {
-	AttrNumber	cols[6];
+	AttrNumber	cols[7];
 	int			ncols = 0;
 	Oid			userid = GetUserId();
 
@@ -405,6 +421,8 @@ nddup_dedup_check_caller(const DedupConfig *cfg, Relation rel, Trigger *trigger)
 		cols[ncols++] = cfg->dup_attno;
 	if (cfg->scope_attno)
 		cols[ncols++] = cfg->scope_attno;
+	if (cfg->verify > 0.0)
+		cols[ncols++] = cfg->verify_attno ? cfg->verify_attno : cfg->src_attno;
 	for (int i = 0; i < ncols; i++)
 		if (pg_attribute_aclcheck(cfg->relid, cols[i], userid, ACL_SELECT) != ACLCHECK_OK)
 			ereport(ERROR,

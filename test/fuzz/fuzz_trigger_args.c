@@ -131,6 +131,7 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 	{
 		case NDDUP_TRIGGER_METHOD:
 		case NDDUP_TRIGGER_THRESHOLD:
+		case NDDUP_TRIGGER_VERIFY:
 		case NDDUP_TRIGGER_ACTION:
 		case NDDUP_TRIGGER_LOCK:
 		case NDDUP_TRIGGER_VISIBILITY:
@@ -162,6 +163,10 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 		case NDDUP_TRIGGER_SOURCE_ONLY:
 			CHECK(a->values[NDDUP_TK_SOURCE] == NULL, "SOURCE_ONLY with source=");
 			break;
+		case NDDUP_TRIGGER_VERIFY_NO_VALUE:
+			CHECK(a->values[NDDUP_TK_VERIFY] != NULL && a->values[NDDUP_TK_SOURCE] == NULL &&
+				  a->values[NDDUP_TK_VERIFY_COLUMN] == NULL, "VERIFY_NO_VALUE");
+			break;
 		default:
 			CHECK(false, "code %d after splitting", (int) code);
 	}
@@ -187,6 +192,9 @@ check_accepted(const NddupTriggerArgs *a)
 	CHECK(v[NDDUP_TK_SOURCE] != NULL ||
 		  (!v[NDDUP_TK_SIZE] && !v[NDDUP_TK_UNIT] && !v[NDDUP_TK_WEIGHTING] && !v[NDDUP_TK_K]),
 		  "signature parameters without source=");
+	CHECK(v[NDDUP_TK_VERIFY] || v[NDDUP_TK_VERIFY_COLUMN] ? a->verify > 0.0 && a->verify <= 1.0 &&
+		  (v[NDDUP_TK_SOURCE] || v[NDDUP_TK_VERIFY_COLUMN]) : a->verify == 0.0, "verify %g",
+		  a->verify);
 }
 
 /* Do two accepted argument lists say the same? */
@@ -195,10 +203,10 @@ same_result(const NddupTriggerArgs *a, const NddupTriggerArgs *b)
 {
 	static const NddupTriggerKey columns[] = {
 		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER,
-		NDDUP_TK_SCOPE
+		NDDUP_TK_SCOPE, NDDUP_TK_VERIFY_COLUMN
 	};
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 	{
 		const char *x = a->values[columns[i]],
 				   *y = b->values[columns[i]];
@@ -211,7 +219,8 @@ same_result(const NddupTriggerArgs *a, const NddupTriggerArgs *b)
 		(a->method == NDDUP_TRIGGER_SIMHASH ? a->radius == b->radius :
 		 memcmp(&a->threshold, &b->threshold, sizeof(double)) == 0) &&
 		a->size == b->size && a->k == b->k && strcmp(a->unit, b->unit) == 0 &&
-		strcmp(a->weighting, b->weighting) == 0;
+		strcmp(a->weighting, b->weighting) == 0 &&
+		memcmp(&a->verify, &b->verify, sizeof(double)) == 0;
 }
 
 /* The canonical arguments of an accepted list, one per line, into out. */
@@ -220,10 +229,10 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 {
 	static const NddupTriggerKey columns[] = {
 		NDDUP_TK_FINGERPRINT, NDDUP_TK_SOURCE, NDDUP_TK_ID, NDDUP_TK_DUPLICATE_OF, NDDUP_TK_ORDER,
-		NDDUP_TK_SCOPE
+		NDDUP_TK_SCOPE, NDDUP_TK_VERIFY_COLUMN
 	};
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		if (a->values[columns[i]] != NULL)
 			nddup_buf_printf(out, "%s=%s\n", nddup_trigger_keys[columns[i]],
 							 a->values[columns[i]]);
@@ -235,6 +244,8 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 					 a->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 a->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
 					 a->lock == NDDUP_TRIGGER_LOCK_BLOCKS ? "blocks" : "table");
+	if (a->verify > 0.0)
+		nddup_buf_printf(out, "\nverify=%.17g", a->verify);
 	if (a->visibility != NDDUP_TRIGGER_VISIBILITY_UNSET)
 		nddup_buf_printf(out, "\nvisibility=%s",
 						 a->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER ? "caller" : "all");

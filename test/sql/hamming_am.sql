@@ -393,6 +393,17 @@ SELECT * FROM hamming_index_stats('hx_pkey_nope');
 CREATE INDEX hx_btree ON hx (id);
 SELECT * FROM hamming_index_stats('hx_btree');
 SET nddup.hamming_probe = 'sometimes';
+-- every scan of the index counts in pg_stat_user_indexes.idx_scan (a plain
+-- index scan and a bitmap scan: two)
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan AS hx_scans FROM pg_stat_user_indexes WHERE indexrelname = 'hx_idx' \gset
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM hx WHERE fp <@ ball(hx_fp(1), 3);
+SET enable_bitmapscan = on; SET enable_indexscan = off;
+SELECT count(*) FROM hx WHERE fp <@ ball(hx_fp(1), 3);
+RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_indexscan;
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan - :hx_scans AS scans_counted FROM pg_stat_user_indexes WHERE indexrelname = 'hx_idx';
 
 DROP TABLE hx, hx_queries, hx_centers, hx_expected, hx_big, hx_unlogged, hx_temp, hx_built;
 DROP FUNCTION hx_check(text, text, int, int, text), hx_check_paths(int), hx_nearest(int, int),

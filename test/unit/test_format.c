@@ -10,6 +10,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
 #include "nddup_core.h"
 #include "unit_test.h"
 
@@ -747,6 +748,44 @@ test_trigger_args(void)
 		  a.visibility == NDDUP_TRIGGER_VISIBILITY_ALL, "visibility=all");
 	check_trigger_error(ARGS("fingerprint=fp", "visibility=owner"), NDDUP_TRIGGER_VISIBILITY,
 						NDDUP_TK_VISIBILITY);
+	/* verify= and verify_column= */
+	CHECK(trigger_args(ARGS("fingerprint=fp"), &a, &err) == NDDUP_TRIGGER_OK && a.verify == 0.0,
+		  "no verification by default");
+	CHECK(trigger_args(ARGS("source=body", "Verify=0.25"), &a, &err) == NDDUP_TRIGGER_OK &&
+		  a.verify == 0.25, "verify=0.25 with source=");
+	CHECK(trigger_args(ARGS("fingerprint=fp", "verify_column=sh"), &a, &err) == NDDUP_TRIGGER_OK &&
+		  a.verify == 0.3 && strcmp(a.values[NDDUP_TK_VERIFY_COLUMN], "sh") == 0,
+		  "verify_column= alone verifies at 0.3");
+	check_trigger_error(ARGS("fingerprint=fp", "verify=0.3"), NDDUP_TRIGGER_VERIFY_NO_VALUE,
+						NDDUP_TK_VERIFY);
+	check_trigger_error(ARGS("source=body", "verify=0"), NDDUP_TRIGGER_VERIFY, NDDUP_TK_VERIFY);
+	check_trigger_error(ARGS("source=body", "verify=1.01"), NDDUP_TRIGGER_VERIFY, NDDUP_TK_VERIFY);
+	CHECK(trigger_args(ARGS("source=body", "verify=most"), &a, &err) == NDDUP_TRIGGER_VERIFY &&
+		  err.not_number, "verify=most: not a number");
+	CHECK(trigger_args(ARGS("source=body", "verify=2"), &a, &err) == NDDUP_TRIGGER_VERIFY &&
+		  !err.not_number, "verify=2: out of range");
+	/* a bad verify= is found after the signature parameters */
+	check_trigger_error(ARGS("source=body", "verify=x", "unit=WORD"), NDDUP_TRIGGER_UNIT,
+						NDDUP_TK_UNIT);
+}
+
+/* nddup_hamming_chance and friends: C(64, i) / 2^64 sums, n^2 / 2 growth. */
+static void
+test_hamming_chance(void)
+{
+	double		p12 = nddup_hamming_chance(12);
+
+	CHECK(nddup_hamming_chance(0) == 0x1p-64, "P(d = 0) = 2^-64");
+	CHECK(nddup_hamming_chance(1) == 65 * 0x1p-64, "P(d <= 1) = 65 / 2^64");
+	CHECK(nddup_hamming_chance(64) == 1.0 && nddup_hamming_chance(-1) == 0.0, "ends");
+	CHECK(nddup_hamming_chance(31) < 0.5 && nddup_hamming_chance(32) > 0.5, "median 32");
+	/* sum_{i <= 12} C(64, i) = 4211954943769 (exact in a double) */
+	CHECK(p12 == 4211954943769.0 * 0x1p-64, "P(d <= 12) = %.17g", p12);
+	CHECK(nddup_hamming_chance_pairs(1, 12) == 0.0, "one row, no pairs");
+	CHECK(fabs(nddup_hamming_chance_pairs(60004, 12) - 60004.0 * 60003.0 / 2 * p12) < 1e-9,
+		  "pairs among 60004");
+	CHECK(fabs(nddup_hamming_chance_pairs(nddup_hamming_chance_rows(12), 12) - 1.0) < 1e-9,
+		  "one chance pair at nddup_hamming_chance_rows");
 }
 
 /* Run the suites; the number of failures. */
@@ -764,6 +803,7 @@ run_format_tests(void)
 	test_lexicon_binary();
 	test_query();
 	test_trigger_args();
+	test_hamming_chance();
 	printf("format: %d checks, %d failed\n", fmt_checks, fmt_failures);
 	return fmt_failures;
 }

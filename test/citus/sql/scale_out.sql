@@ -60,8 +60,8 @@ ANALYZE bt_local;
 
 -- radius and nearest-n queries with the fingerprints of probe rows: the
 -- distributed table's answers against the local table's
-CREATE FUNCTION probe_diff(r integer, OUT probes bigint, OUT within_same bigint, OUT ball_same bigint,
-	OUT nearest_same bigint)
+CREATE FUNCTION probe_diff(r integer, dist text DEFAULT 'bt', loc text DEFAULT 'bt_local',
+	OUT probes bigint, OUT within_same bigint, OUT ball_same bigint, OUT nearest_same bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
 	p record;
@@ -69,18 +69,18 @@ DECLARE
 	b bigint[];
 BEGIN
 	probes := 0; within_same := 0; ball_same := 0; nearest_same := 0;
-	FOR p IN SELECT fp FROM bt_local WHERE id % 97 = 0 AND fp IS NOT NULL ORDER BY id LOOP
+	FOR p IN EXECUTE format('SELECT fp FROM %I WHERE id %% 97 = 0 AND fp IS NOT NULL ORDER BY id', loc) LOOP
 		probes := probes + 1;
-		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM bt WHERE within(fp, %L, %s)', p.fp, r) INTO a;
-		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM bt_local WHERE within(fp, %L, %s)', p.fp, r) INTO b;
+		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM %I WHERE within(fp, %L, %s)', dist, p.fp, r) INTO a;
+		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM %I WHERE within(fp, %L, %s)', loc, p.fp, r) INTO b;
 		within_same := within_same + (a IS NOT DISTINCT FROM b)::int;
-		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM bt WHERE fp <@ ball(%L, %s)', p.fp, r) INTO a;
+		EXECUTE format('SELECT array_agg(id ORDER BY id) FROM %I WHERE fp <@ ball(%L, %s)', dist, p.fp, r) INTO a;
 		ball_same := ball_same + (a IS NOT DISTINCT FROM b)::int;
 		-- the n nearest (n = 10 + r): their distances, ties cut anywhere
-		EXECUTE format('SELECT array_agg(d ORDER BY d) FROM (SELECT fp <-> %L AS d FROM bt WHERE fp IS NOT NULL ORDER BY fp <-> %L LIMIT %s) x',
-					   p.fp, p.fp, 10 + r) INTO a;
-		EXECUTE format('SELECT array_agg(d ORDER BY d) FROM (SELECT fp <-> %L AS d FROM bt_local WHERE fp IS NOT NULL ORDER BY fp <-> %L LIMIT %s) x',
-					   p.fp, p.fp, 10 + r) INTO b;
+		EXECUTE format('SELECT array_agg(d ORDER BY d) FROM (SELECT fp <-> %L AS d FROM %I WHERE fp IS NOT NULL ORDER BY fp <-> %L LIMIT %s) x',
+					   p.fp, dist, p.fp, 10 + r) INTO a;
+		EXECUTE format('SELECT array_agg(d ORDER BY d) FROM (SELECT fp <-> %L AS d FROM %I WHERE fp IS NOT NULL ORDER BY fp <-> %L LIMIT %s) x',
+					   p.fp, loc, p.fp, 10 + r) INTO b;
 		nearest_same := nearest_same + (a IS NOT DISTINCT FROM b)::int;
 	END LOOP;
 END
@@ -230,5 +230,112 @@ INSERT INTO posts (site, fp, duplicate_of)
 VALUES (4, '0123456789abcdee', nddup_original('posts', '{fingerprint=fp,radius=3,scope=site}', '0123456789abcdee'::simhash64, NULL::bigint, 4));
 SELECT site, fp, duplicate_of IS NOT NULL AS duplicate FROM posts ORDER BY id;
 SELECT nddup_original('posts', '{fingerprint=fp,radius=3,action=error}', '0123456789abcdec'::simhash64, NULL::bigint) IS NULL;
+-- with verify=: the candidates found on the shards are confirmed by the
+-- texts' exact resemblance (the trigger's condition, in the distributed lookup)
+CREATE TABLE vposts (id bigserial PRIMARY KEY, body text, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('vposts', 'id');
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Terminal locking program')) v(t);
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Perl pragma for subroutine signatures')) v(t);
+INSERT INTO vposts (body, fp, duplicate_of)
+SELECT t, simhash(t), nddup_original('vposts', '{fingerprint=fp,source=body,radius=12,verify=0.3}', t, NULL::bigint)
+FROM (VALUES ('Perl pragma for subroutine signatures!')) v(t);
+-- unverified, the first two are within the radius; verified, only the copy points at its text
+SELECT nddup_original('vposts', '{fingerprint=fp,source=body,radius=12}', 'Perl pragma for subroutine signatures'::text, NULL::bigint) AS unverified;
+SELECT id, body, duplicate_of FROM vposts ORDER BY id;
+
+
+-- the hamming index on a distributed table: CREATE INDEX ... USING hamming
+-- is propagated to every shard; within(), <@ ball() and ORDER BY <-> LIMIT
+-- are pushed down and served by the shards' hamming indexes; the answers
+-- equal those of the same rows on one node (no index: sequential scans),
+-- also after inserts, deletes and VACUUM through the coordinator.
+-- 4,000 md5 fingerprints, 1,000 variants 1 or 2 bits from one of them, 20
+-- copies, one NULL
+CREATE TABLE hx_local (id bigint, fp simhash64);
+INSERT INTO hx_local SELECT g, ('x' || substr(md5('hx' || g), 1, 16))::bit(64)::bigint::simhash64
+FROM generate_series(1, 4000) g;
+INSERT INTO hx_local SELECT 10000 + g,
+	(b.fp::bigint # (1::bigint << (g % 64)) # (CASE WHEN g % 3 = 0 THEN 1::bigint << ((g * 7 + 1) % 64) ELSE 0 END))::simhash64
+FROM generate_series(1, 1000) g JOIN hx_local b ON b.id = 1 + (g * 13) % 4000;
+INSERT INTO hx_local SELECT 20000 + g, b.fp FROM generate_series(1, 20) g JOIN hx_local b ON b.id = g * 97;
+INSERT INTO hx_local VALUES (30001, NULL);
+CREATE TABLE hx (LIKE hx_local);
+ALTER TABLE hx ADD PRIMARY KEY (id);
+SELECT create_distributed_table('hx', 'id', shard_count => 4);
+INSERT INTO hx SELECT * FROM hx_local;
+CREATE INDEX hx_fp ON hx USING hamming (fp);
+ANALYZE hx;
+-- one hamming index on every shard
+SELECT count(*) AS shards, count(*) FILTER (WHERE result = '1') AS with_hamming_index
+FROM run_command_on_shards('hx', $$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+	JOIN pg_am a ON a.oid = c.relam WHERE i.indrelid = '%s'::regclass AND a.amname = 'hamming'$$);
+-- the scan and condition lines of the shards' plan (shard numbers removed)
+CREATE FUNCTION shard_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	in_task boolean := false;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		in_task := in_task OR line ~ '->  Task$';
+		CONTINUE WHEN NOT in_task OR line !~ '(Scan|Cond|Order By|Filter)';
+		RETURN NEXT regexp_replace(trim(line), '_[0-9]{6,}', '_N', 'g');
+	END LOOP;
+END
+$$;
+SELECT shard_plan('SELECT id FROM hx WHERE within(fp, ''0123456789abcdef'', 3)');
+SELECT shard_plan('SELECT id FROM hx WHERE fp <@ ball(''0123456789abcdef'', 3)');
+SELECT shard_plan('SELECT id FROM hx ORDER BY fp <-> ''0123456789abcdef'' LIMIT 5');
+-- a fingerprint from a subquery reaches the shards as a parameter
+SELECT shard_plan('SELECT id FROM hx WHERE within(fp, (SELECT fp FROM hx WHERE id = 1), 3)');
+SELECT r, (probe_diff(r, 'hx', 'hx_local')).*,
+	(SELECT count(*) FROM hx_local p, hx_local q WHERE p.id % 97 = 0 AND within(q.fp, p.fp, r)) AS rows_found
+FROM unnest(ARRAY[0, 2, 3, 8, 16]) r;
+-- writes through the coordinator reach the shards' indexes
+INSERT INTO hx SELECT 40000 + id, (fp::bigint # 4)::simhash64 FROM hx_local WHERE id % 50 = 0 AND fp IS NOT NULL;
+INSERT INTO hx_local SELECT 40000 + id, (fp::bigint # 4)::simhash64 FROM hx_local WHERE id % 50 = 0 AND fp IS NOT NULL;
+DELETE FROM hx WHERE id % 7 = 0;
+DELETE FROM hx_local WHERE id % 7 = 0;
+VACUUM hx;
+SELECT r, (probe_diff(r, 'hx', 'hx_local')).*,
+	(SELECT count(*) FROM hx_local p, hx_local q WHERE p.id % 97 = 0 AND within(q.fp, p.fp, r)) AS rows_found
+FROM unnest(ARRAY[0, 3, 8]) r;
+-- the live rows of the shards' indexes (sorted + appendix - dead) add up
+-- to the table's rows
+SELECT sum(result::bigint) AS rows_in_shard_indexes, (SELECT count(*) FROM hx) AS table_rows
+FROM run_command_on_shards('hx', $$SELECT s.sorted_rows + s.appendix_rows - s.dead_rows
+	FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam,
+		hamming_index_stats(i.indexrelid) s
+	WHERE i.indrelid = '%s'::regclass AND a.amname = 'hamming'$$);
+
+-- the insert-time check with hamming indexes on the shards (the index the
+-- trigger and nddup_original() prefer): scoped trigger on a table
+-- distributed by the scope, nddup_original() across shards
+CREATE TABLE hposts (id bigserial, site integer, fp simhash64, duplicate_of bigint, PRIMARY KEY (site, id));
+SELECT create_distributed_table('hposts', 'site', shard_count => 4);
+CREATE INDEX ON hposts USING hamming (fp);
+CREATE TRIGGER dedup BEFORE INSERT ON hposts FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3', 'scope=site');
+SELECT * FROM nddup_check_trigger('hposts');
+INSERT INTO hposts (site, fp) VALUES (1, '0123456789abcdef'), (1, '0123456789abcdee'), (2, '0123456789abcdee'),
+	(1, 'f123456789abcdee'), (2, '0123456789abcdef'), (3, '0123456789abcde0');
+SELECT site, fp, duplicate_of IS NOT NULL AS duplicate, duplicate_of = (SELECT min(id) FROM hposts s WHERE s.site = p.site) AS of_first
+FROM hposts p ORDER BY id;
+CREATE TABLE hdocs (id bigserial, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('hdocs', 'id', shard_count => 4);
+CREATE INDEX ON hdocs USING hamming (fp);
+INSERT INTO hdocs (fp, duplicate_of)
+SELECT v.fp::simhash64, nddup_original('hdocs', '{fingerprint=fp,radius=3}', v.fp::simhash64, NULL::bigint)
+FROM (VALUES ('0123456789abcdef')) v(fp);
+INSERT INTO hdocs (fp, duplicate_of)
+VALUES ('0123456789abcdee', nddup_original('hdocs', '{fingerprint=fp,radius=3}', '0123456789abcdee'::simhash64, NULL::bigint));
+INSERT INTO hdocs (fp, duplicate_of)
+VALUES ('f123456789abcdee', nddup_original('hdocs', '{fingerprint=fp,radius=3}', 'f123456789abcdee'::simhash64, NULL::bigint));
+INSERT INTO hdocs (fp, duplicate_of)
+VALUES ('0123456789abcde0', nddup_original('hdocs', '{fingerprint=fp,radius=3}', '0123456789abcde0'::simhash64, NULL::bigint));
+SELECT fp, duplicate_of = (SELECT min(id) FROM hdocs) AS of_first, duplicate_of IS NULL AS original FROM hdocs ORDER BY id;
 
 DROP EVENT TRIGGER log_work;

@@ -1,5 +1,7 @@
 -- 0.1 -> 0.2: hamming_nearest() checks its table and columns before it runs a
--- query (42P01, 42809, 42703, 42804 with the expected type).
+-- query (42P01, 42809, 42703, 42804 with the expected type), and answers with
+-- one ordered scan of a hamming index when the column has one
+-- (sql/install/55_nearest.sql).
 
 -- The n fingerprints nearest to query, exactly: radius searches of growing
 -- radius (served by a simhash64_gin_ops or simhash64_spgist_ops index when
@@ -65,6 +67,21 @@ BEGIN
 	IF n < 1 THEN
 		RAISE EXCEPTION 'number of neighbours % is out of range', n
 			USING ERRCODE = '22023', HINT = 'Ask for at least one neighbour.';
+	END IF;
+	IF EXISTS (SELECT FROM pg_index i
+				JOIN pg_class c ON c.oid = i.indexrelid
+				JOIN pg_am a ON a.oid = c.relam
+				JOIN pg_attribute t ON t.attrelid = i.indrelid AND t.attnum = i.indkey[0]
+				WHERE i.indrelid = rel AND a.amname = 'hamming' AND i.indisvalid
+				  AND i.indpred IS NULL AND t.attname = fp_column) THEN
+		RETURN QUERY EXECUTE format(
+			'SELECT i, d FROM (SELECT i, d, rank() OVER (ORDER BY d) AS k FROM ('
+			'SELECT %I::bigint AS i, %I OPERATOR(@extschema@.<->) $1 AS d FROM %s '
+			'WHERE %I IS NOT NULL ORDER BY %I OPERATOR(@extschema@.<->) $1) s) r '
+			'WHERE k <= $2 ORDER BY d, i LIMIT $2',
+			id_column, fp_column, rel, fp_column, fp_column)
+			USING query, n;
+		RETURN;
 	END IF;
 	FOREACH radius IN ARRAY ARRAY[0, 2, 4, 6, 8, 10, 12, 14, 16, 64] LOOP
 		IF radius = 64 THEN

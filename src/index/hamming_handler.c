@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * hamming.c
+ * hamming_handler.c
  *	  The hamming index access method: its handler, its options, the
  *	  validation of its operator classes, and its cost estimate.  The other
  *	  phases are in hamming_build.c, hamming_insert.c, hamming_scan.c and
