@@ -22,8 +22,15 @@
 #
 # Usage: test/bench/hamming_compare.sh [--rows N] [--10m] [--queries NQ]
 #            [--radii "3 6 12"] [--methods "hamming gin spgist seq hnsw bktree"]
-#            [--ef "40 200"] [--shared-buffers 2GB] [--no-install]
+#            [--ef "40 200"] [--shared-buffers 2GB] [--no-install] [--build-only]
+# (--build-only: only the build time and size of each index method, no
+# exact answers and no queries, e.g. for GIN or the hamming index at 10M)
 # (--no-install: use the nddup installed under $NDDUP_EXTENSION_DESTDIR)
+# The method "plans" (in the default list) builds the hamming, GIN and
+# SP-GiST indexes together on the column and, at default settings, shows the
+# plan the planner keeps for each query form (EXPLAIN EXECUTE of a prepared
+# statement after 6 executions, the generic plan included) and times it
+# beside the fastest method of the run.
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -31,10 +38,11 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
 ROWS=1000000
 NQ=200
 RADII="3 6 12"
-METHODS="hamming gin spgist seq hnsw bktree"
+METHODS="hamming gin spgist seq hnsw bktree plans"
 EF="40 200"
 SB=2GB
 INSTALL=1
+BUILD_ONLY=0
 BENCH_EXT=${NDDUP_BENCH_EXT:-/work/cache/bench-ext}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,6 +54,7 @@ while [ $# -gt 0 ]; do
 		--ef) EF=$2; shift ;;
 		--shared-buffers) SB=$2; shift ;;
 		--no-install) INSTALL=0 ;;
+		--build-only) BUILD_ONLY=1 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -94,6 +103,27 @@ q -c "SELECT bench_fill($ROWS)" >/dev/null
 q -c "CREATE INDEX fps_id ON fps (id)" -c "VACUUM ANALYZE fps"
 echo "== $ROWS rows generated in $(elapsed "$t0") s; heap $(q -c "SELECT pg_size_pretty(pg_relation_size('fps'))")"
 
+if [ "$BUILD_ONLY" = 1 ]; then
+	echo
+	echo "| method | build s | bytes/row | index size |"
+	echo "|---|---|---|---|"
+	for m in $METHODS; do
+		case $m in
+		hamming) sql="CREATE INDEX fps_ix ON fps USING hamming (fp)" ;;
+		gin) sql="CREATE INDEX fps_ix ON fps USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" ;;
+		spgist) sql="CREATE INDEX fps_ix ON fps USING spgist (fp simhash64_spgist_ops)" ;;
+		*) continue ;;
+		esac
+		t0=$(date +%s.%N)
+		q -c "$sql" >/dev/null
+		secs=$(printf '%.1f' "$(elapsed "$t0")")
+		echo "| $m | $secs | $(q -c "SELECT round(pg_relation_size('fps_ix')::numeric / $ROWS, 1) || ' | ' || pg_size_pretty(pg_relation_size('fps_ix'))") |"
+		q -c "DROP INDEX fps_ix"
+	done
+	echo "== load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
+
 # centers: NQ existing rows (near) and NQ fresh random values (far)
 q -c "CREATE TABLE cmp_centers AS
         SELECT row_number() OVER (ORDER BY id) AS qid, 'near' AS kind, fp AS center
@@ -109,7 +139,8 @@ read -r d10near d10far < <(q -c "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER
 echo "== median 10th-nearest distance: near centers $d10near bits, far centers $d10far bits"
 
 ROWS_OUT=()
-declare -A SEQ
+PLANS_OUT=()
+declare -A SEQ MEAN PMEAN PLAN
 
 # measure name label build_seconds size_bytes radius_fn knn_fn settings
 measure() {
@@ -122,6 +153,8 @@ measure() {
 			read -r p50 p99 mean rec < <(q -c "SELECT round(p50_ms::numeric, 3), round(p99_ms::numeric, 3), round(mean_ms::numeric, 3), round(recall::numeric, 4)
 			                                     FROM cmp_run('$rfn', $r, $NQ, 'near', '$settings')")
 			[ "$name" = seq ] && SEQ[r$r]=$mean
+			[ "$name" = plans ] && PMEAN[r$r]=$mean
+			[ "$name" != plans ] && record_mean "r$r" "$label" "$mean"
 			printf '   radius %-3s p50 %8s ms  p99 %8s ms  mean %8s ms  recall %s  seq/mean %s\n' "$r" "$p50" "$p99" "$mean" "$rec" \
 				"$( [ -n "${SEQ[r$r]:-}" ] && echo "scale=1; ${SEQ[r$r]} / $mean" | bc || echo -)"
 			ROWS_OUT+=("| $label | $build | $bpr | radius $r | $p50 | $p99 | $mean | $rec | $( [ -n "${SEQ[r$r]:-}" ] && echo "scale=1; ${SEQ[r$r]} / $mean" | bc || echo -)x |")
@@ -132,11 +165,32 @@ measure() {
 			read -r p50 p99 mean rec < <(q -c "SELECT round(p50_ms::numeric, 3), round(p99_ms::numeric, 3), round(mean_ms::numeric, 3), round(recall::numeric, 4)
 			                                     FROM cmp_run('$kfn', -1, $NQ, '$kind', '$settings')")
 			[ "$name" = seq ] && SEQ[k$kind]=$mean
+			[ "$name" = plans ] && PMEAN[k$kind]=$mean
+			[ "$name" != plans ] && record_mean "k$kind" "$label" "$mean"
 			printf '   nearest-10 %-4s p50 %8s ms  p99 %8s ms  mean %8s ms  recall@10 %s  seq/mean %s\n' "$kind" "$p50" "$p99" "$mean" "$rec" \
 				"$( [ -n "${SEQ[k$kind]:-}" ] && echo "scale=1; ${SEQ[k$kind]} / $mean" | bc || echo -)"
 			ROWS_OUT+=("| $label | $build | $bpr | nearest-10 $kind | $p50 | $p99 | $mean | $rec | $( [ -n "${SEQ[k$kind]:-}" ] && echo "scale=1; ${SEQ[k$kind]} / $mean" | bc || echo -)x |")
 		done
 	fi
+}
+
+# record_mean QUERY LABEL MEAN: keep the fastest mean of each query form
+record_mean() {
+	if [ -z "${MEAN[$1]:-}" ] || [ "$(echo "$3 < ${MEAN[$1]%% *}" | bc)" = 1 ]; then
+		MEAN[$1]="$3 $2"
+	fi
+}
+
+# plan_of SQL CENTER RADIUS: the scan nodes of the plan the planner keeps for
+# the prepared statement SQL ($1 center, $2 radius) after 6 executions, at
+# default settings (the generic plan if it chose one)
+plan_of() {
+	{
+		echo "PREPARE p(simhash64, int) AS $1;"
+		for _ in 1 2 3 4 5 6; do echo "EXECUTE p('$2', $3);"; done
+		echo "EXPLAIN (COSTS off) EXECUTE p('$2', $3);"
+	} | pg_sql -At -q 2>&1 | grep -oE '(Seq Scan|Index Scan|Index Only Scan|Bitmap Index Scan|Function Scan)( using [a-z_]+)?' |
+		sort -u | paste -sd, -
 }
 
 # build label sql... -> BUILD seconds (each statement timed together)
@@ -198,6 +252,25 @@ for m in seq $METHODS; do
 		  -c "SELECT cmp_make('bktree', 'SELECT id FROM fps_i8 WHERE h <@ ROW(\$1::bigint, \$2::bigint)::bktree_area')" >/dev/null
 		measure bktree "BK-tree (bktree_ops, SP-GiST on int8)" "$BUILD" "$size" bktree - "enable_seqscan = off"
 		q -c "DROP TABLE fps_i8" ;;
+	plans)
+		q -c "CREATE INDEX fps_ham ON fps USING hamming (fp)" \
+		  -c "CREATE INDEX fps_gin ON fps USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)" \
+		  -c "CREATE INDEX fps_spg ON fps USING spgist (fp simhash64_spgist_ops)" -c "ANALYZE fps" \
+		  -c "SELECT pg_prewarm('fps_ham'), pg_prewarm('fps_gin'), pg_prewarm('fps_spg')" >/dev/null
+		near=$(q -c "SELECT center FROM cmp_centers WHERE kind = 'near' ORDER BY qid LIMIT 1")
+		far=$(q -c "SELECT center FROM cmp_centers WHERE kind = 'far' ORDER BY qid LIMIT 1")
+		echo "== plan choice with the hamming, GIN and SP-GiST indexes on fps.fp, default settings"
+		for r in $RADII; do
+			PLAN[r$r]=$(plan_of 'SELECT id FROM fps WHERE fp <@ ball($1, $2)' "$near" "$r")
+		done
+		PLAN[knear]=$(plan_of 'SELECT id FROM fps ORDER BY fp <-> $1 LIMIT 10 + 0 * $2' "$near" 0)
+		PLAN[kfar]=$(plan_of 'SELECT id FROM fps ORDER BY fp <-> $1 LIMIT 10 + 0 * $2' "$far" 0)
+		measure plans "planner's choice (all three indexes)" - - ball order ""
+		for key in $(for r in $RADII; do echo "r$r"; done) knear kfar; do
+			qname=${key/#r/radius }; qname=${qname/#k/nearest-10 }
+			PLANS_OUT+=("| $qname | ${PLAN[$key]} | ${PMEAN[$key]} | ${MEAN[$key]#* } | ${MEAN[$key]%% *} | $(echo "scale=2; ${PMEAN[$key]} / ${MEAN[$key]%% *}" | bc) |")
+		done
+		q -c "DROP INDEX fps_ham" -c "DROP INDEX fps_gin" -c "DROP INDEX fps_spg" ;;
 	*) echo "unknown method $m" >&2; exit 2 ;;
 	esac
 done
@@ -207,3 +280,9 @@ echo
 echo "| method | build s | bytes/row | query | p50 ms | p99 ms | mean ms | recall | seq ÷ mean |"
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ROWS_OUT[@]}"
+if [ ${#PLANS_OUT[@]} -gt 0 ]; then
+	echo
+	echo "| query (hamming + GIN + SP-GiST on the column) | plan kept after 6 executions | its mean ms | fastest method of the run | its mean ms | planner ÷ fastest |"
+	echo "|---|---|---|---|---|---|"
+	printf '%s\n' "${PLANS_OUT[@]}"
+fi

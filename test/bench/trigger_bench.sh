@@ -161,9 +161,13 @@ run_pgbench() {
 		f=$(( radius / 2 )); [ "$f" -gt 3 ] && f=3; [ "$f" -lt 1 ] && f=1
 	fi
 	rm -f "$WORKDIR"/log_"$label".*
-	out=$(cd "$WORKDIR" && as_pg pgbench -n -c "$clients" -j "$clients" -t $(( tx / clients )) \
+	if ! out=$(cd "$WORKDIR" && as_pg pgbench -n -c "$clients" -j "$clients" -t $(( tx / clients )) \
 		--random-seed=20241122 -D n="$n" -D hot="$hot" -D f="$f" \
-		-l --log-prefix="log_$label" -f "$STREAM" 2>&1)
+		-l --log-prefix="log_$label" -f "$STREAM" 2>&1); then
+		echo "pgbench failed ($label):" >&2
+		echo "$out" | tail -20 >&2
+		exit 1
+	fi
 	TPS=$(echo "$out" | awk '/^tps/ {printf "%.0f", $3}')
 	read -r P50 P99 < <(percentiles "$WORKDIR/log_$label")
 }
@@ -213,7 +217,7 @@ for N in $SIZES; do
 				reset_table "$N"
 				run_pgbench "plain_${N}_${clients}_$param" "$clients" "$tx" "$N" "$param" "$HOT"
 				echo "   plain            clients=$clients: $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
-				RESULTS+=("| $N | $clients | none$([ "$METHOD" = minhash ] && echo " (index for $param)") | $TPS | $P50 | $P99 |")
+				RESULTS+=("| $N | $clients | none$(if [ "$METHOD" = minhash ]; then echo " (index for $param)"; fi) | $TPS | $P50 | $P99 |")
 				eval "plain_$clients=\"$TPS $P50 $P99\""
 			done
 		fi
