@@ -79,6 +79,20 @@ extern int64 *nddup_int8_array_values(struct ArrayType *array, const char *what,
 extern uint32 *nddup_minhash_datum_values(Datum sketch, int *k, int *bits,
 										  bool *empty_doc);
 
+/*
+ * The sketches of shingle hashes, shared with the filtered constructors
+ * (src/types/minhash_sql.c, shingleset_sql.c; callers in filter_sql.c).
+ */
+struct NddupMinhash;
+struct NddupShingleSet;
+extern struct NddupMinhash *nddup_minhash_of_hashes(const uint64 *items, size_t n,
+													int method, int k, uint32 seed,
+													int size, int unit);
+extern int	nddup_minhash_check_args(text *method, int32 k, int32 seed);
+/* simhash weighting 'set' (true) or 'tf' (false), 22023 otherwise (simhash_sql.c) */
+extern bool nddup_parse_weighting_is_set(text *weighting);
+extern struct NddupShingleSet *nddup_exact_shingleset(uint64 *items, size_t n,
+													  int size, int unit);
 /* Resemblance estimate of two minhash_sketch datums (22023 if incompatible). */
 extern double nddup_minhash_datum_resemblance(Datum a, Datum b);
 

@@ -84,8 +84,15 @@ typedef struct NddupHashes
 typedef enum NddupUnit
 {
 	NDDUP_UNIT_WORD = 0,
-	NDDUP_UNIT_CHAR = 1
+	NDDUP_UNIT_CHAR = 1,
+	NDDUP_UNIT_WORD_JOINED = 2	/* 'word_': connector punctuation (_) is
+								 * part of a word (docs/text-pipeline.md) */
 } NddupUnit;
+
+#define NDDUP_UNIT_MAX			NDDUP_UNIT_WORD_JOINED
+
+/* The SQL names of the units: "word", "char", "word_" (src/core/tokenize.c). */
+extern const char *const nddup_unit_names[NDDUP_UNIT_MAX + 1];
 
 /* Called once per token with the token's UTF-8 bytes. */
 typedef void (*NddupTokenCallback) (void *arg, const char *token, size_t len);
@@ -116,6 +123,10 @@ extern void nddup_hashes_free(NddupHashes *hashes);
 
 /* normalization (src/core/normalize.c) */
 extern void nddup_normalize(const char *src, size_t len, NddupBuf *out);
+/* the same, with connector punctuation (_) kept as word characters ('word_') */
+extern void nddup_normalize_joined(const char *src, size_t len, NddupBuf *out);
+/* Is cp connector punctuation (General Category Pc)? */
+extern bool nddup_is_connector(uint32_t cp);
 extern const char *nddup_unicode_version(void);
 /* NFKC alone (UTF-8 in and out, no markup, folding or word splitting): tests */
 extern void nddup_nfkc(const char *src, size_t len, NddupBuf *out);
@@ -532,6 +543,125 @@ extern NddupLexicon *nddup_lexicon_recv(const uint8_t *data, size_t len,
 extern size_t nddup_lexicon_send_size(const NddupLexicon *l);
 extern void nddup_lexicon_send(const NddupLexicon *l, uint8_t *out);
 
+/*
+ * shingle_filter (src/core/filter_format.c): the shingles of a collection
+ * that occur in more than cutoff = max(min_docs, floor(share * ndocs))
+ * documents (boilerplate, templates, chrome), which the filtered
+ * constructors leave out (docs/sketches.md#boilerplate).  Stored: the
+ * header, the sorted hashes, then a directory of 2^dir_bits + 1 offsets:
+ * dir[j] is the number of hashes whose top dir_bits bits are below j, so a
+ * lookup reads one short run.  The text and binary forms carry the header
+ * and the hashes; the directory is rebuilt on input (it is a function of
+ * the hashes, so every value still has one representation).
+ */
+#define NDDUP_FILTER_VERSION		1
+#define NDDUP_FILTER_MAX_ITEMS		16000000
+#define NDDUP_FILTER_BINARY_HDRSZ	43
+
+typedef struct NddupFilter
+{
+	int32_t		vl_len_;
+	uint8_t		version;
+	uint8_t		size;			/* shingle size */
+	uint8_t		unit;			/* NddupUnit */
+	uint8_t		dir_bits;		/* the directory has 2^dir_bits + 1 entries */
+	uint32_t	min_docs;		/* C of the cut-off */
+	uint32_t	nitems;
+	double		share;			/* f of the cut-off, in [0, 1] */
+	int64_t		ndocs;			/* documents counted */
+	int64_t		cutoff;			/* max(min_docs, floor(share * ndocs)) */
+	int64_t		error;			/* counts may exceed the truth by this much */
+	uint64_t	items[];		/* sorted, distinct; then uint32_t dir[] */
+} NddupFilter;
+
+#define NDDUP_FILTER_HDRSZ		offsetof(NddupFilter, items)
+#define NDDUP_FILTER_DIR(f)		((uint32_t *) ((f)->items + (f)->nitems))
+#define NDDUP_FILTER_SIZE(n, bits) \
+	(NDDUP_FILTER_HDRSZ + (size_t) (n) * 8 + (((size_t) 1 << (bits)) + 1) * 4)
+
+/* Writes a double in its shortest exact decimal form (at most 31 bytes + NUL). */
+typedef void (*NddupDoubleFormatter) (double value, char out[32]);
+
+/* the directory size for n hashes: the smallest b with 2^b >= n */
+extern int	nddup_filter_dir_bits(size_t n);
+/* the cut-off of min_docs, share and ndocs */
+extern int64_t nddup_filter_cutoff(uint32_t min_docs, double share, int64_t ndocs);
+/* a filter of the n sorted distinct hashes (vl_len_ zero), directory built */
+extern NddupFilter *nddup_filter_build(int size, int unit, uint32_t min_docs,
+									   double share, int64_t ndocs, int64_t error,
+									   const uint64_t *items, size_t n);
+extern NddupParseCode nddup_filter_validate(const NddupFilter *f,
+											NddupParseError *err);
+extern NddupFilter *nddup_filter_parse(const char *str, NddupParseError *err);
+extern void nddup_filter_format(const NddupFilter *f, NddupDoubleFormatter share,
+								NddupPrintf print, void *arg);
+extern NddupFilter *nddup_filter_recv(const uint8_t *data, size_t len,
+									  NddupParseError *err);
+extern size_t nddup_filter_send_size(const NddupFilter *f);
+extern void nddup_filter_send(const NddupFilter *f, uint8_t *out);
+
+/* Is the shingle hash h in the filter? */
+static inline bool
+nddup_filter_contains(const NddupFilter *f, uint64_t h)
+{
+	const uint32_t *dir = NDDUP_FILTER_DIR(f);
+	uint32_t	j = f->dir_bits == 0 ? 0 : (uint32_t) (h >> (64 - f->dir_bits));
+
+	for (uint32_t i = dir[j]; i < dir[j + 1]; i++)
+		if (f->items[i] >= h)
+			return f->items[i] == h;
+	return false;
+}
+
+/* Drop the hashes in the filter from hashes[0..n), in place; the number kept. */
+extern size_t nddup_filter_apply(const NddupFilter *f, uint64_t *hashes, size_t n);
+
+/*
+ * An NddupHashBatchCallback (arg an NddupFilterSink) that passes on to next
+ * the hashes the filter does not hold, counting the hashes seen and kept:
+ * shingles are filtered as they are made, without a second pass.
+ */
+typedef struct NddupFilterSink
+{
+	const NddupFilter *filter;
+	NddupHashBatchCallback next;
+	void	   *next_arg;
+	size_t		seen;
+	size_t		kept;
+} NddupFilterSink;
+
+extern void nddup_filter_sink(void *arg, const uint64_t *hashes, size_t n);
+
+/*
+ * Document frequencies of shingles within a memory budget
+ * (src/core/df_counter.c): exact while the distinct shingles fit in
+ * max_entries, then lossy counting (Manku & Motwani 2002, s.4.2): when the
+ * table is full, the entries whose count is at most a raised floor b are
+ * dropped and a shingle seen again starts at b, so every count is an upper
+ * bound of the truth by at most the floor, and no shingle whose true count
+ * exceeds the floor is ever missing.
+ */
+typedef struct NddupDfCounter
+{
+	uint64_t   *keys;			/* open addressing; 0 = free (key 0 apart) */
+	uint32_t   *counts;			/* estimated document frequency */
+	size_t		cap;			/* power of 2 */
+	size_t		n;				/* keys in the table */
+	size_t		max_entries;	/* budget: at most this many keys */
+	bool		has_zero;		/* the hash 0 is counted */
+	uint32_t	zero_count;
+	uint32_t	floor;			/* b: counts below it were dropped */
+	int64_t		ndocs;
+	uint64_t	pruned;			/* number of prunings, for tests */
+} NddupDfCounter;
+
+extern void nddup_df_init(NddupDfCounter *c, size_t max_entries);
+/* count one document: its distinct shingle hashes (any order, no repeats) */
+extern void nddup_df_add_doc(NddupDfCounter *c, const uint64_t *hashes, size_t n);
+/* the sorted hashes whose count exceeds cutoff (allocated through the hooks) */
+extern uint64_t *nddup_df_frequent(const NddupDfCounter *c, int64_t cutoff, size_t *n);
+extern void nddup_df_free(NddupDfCounter *c);
+
 /* chance pairs of unrelated fingerprints (src/core/hamming_chance.c) */
 extern double nddup_hamming_chance(int radius);
 extern double nddup_hamming_chance_pairs(double n, int radius);
@@ -557,10 +687,11 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_VISIBILITY,
 	NDDUP_TK_SCOPE,
 	NDDUP_TK_VERIFY,
-	NDDUP_TK_VERIFY_COLUMN
+	NDDUP_TK_VERIFY_COLUMN,
+	NDDUP_TK_FILTER
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			18
+#define NDDUP_TRIGGER_NKEYS			19
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -629,8 +760,8 @@ typedef enum NddupTriggerCode
 	NDDUP_TRIGGER_ACTION,		/* unknown action= */
 	NDDUP_TRIGGER_LOCK,			/* unknown lock= */
 	NDDUP_TRIGGER_NO_COLUMN,	/* neither fingerprint= nor source= */
-	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting= or k= without
-								 * source= */
+	NDDUP_TRIGGER_SOURCE_ONLY,	/* size=, unit=, weighting=, k= or filter=
+								 * without source= */
 	NDDUP_TRIGGER_UNIT,			/* unit= is not word or char */
 	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
 	NDDUP_TRIGGER_VISIBILITY,	/* visibility= is not caller or all */

@@ -60,6 +60,7 @@ typedef struct NormState
 {
 	NddupBuf   *out;
 	bool		raw;			/* NFKC only: no folding or classification */
+	bool		joined;			/* connector punctuation is a word character */
 	bool		have_word;		/* a word character has been written */
 	bool		pend_space;		/* separator(s) seen since the last word */
 	uint32_t   *seg;			/* decomposed code points of the segment */
@@ -248,7 +249,7 @@ emit_folded(NormState *st, uint32_t cp, uint8_t flags)
 {
 	NddupBuf   *out = st->out;
 
-	if (flags & NDDUP_UF_WORD)
+	if ((flags & NDDUP_UF_WORD) || (st->joined && nddup_is_connector(cp)))
 	{
 		char	   *o;
 
@@ -654,7 +655,7 @@ may_stop_at(const uint8_t *p, const uint8_t *end)
  */
 static size_t
 normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
-				   NddupBuf *out, bool raw, const uint8_t **no_gt_from)
+				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from)
 {
 	NormState	st;
 	const uint8_t *base = (const uint8_t *) src;
@@ -665,6 +666,7 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 
 	st.out = out;
 	st.raw = raw;
+	st.joined = joined;
 	st.have_word = false;
 	st.pend_space = false;
 	st.seg = st.seg_local;
@@ -683,7 +685,7 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 			nddup_check_interrupts();
 			next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
 		}
-		if (!raw && ascii_class[c] != 0)
+		if (!raw && !joined && ascii_class[c] != 0)
 		{
 			const uint8_t *run_end = end;
 
@@ -759,7 +761,31 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from);
+}
+
+/*
+ * The same with connector punctuation (General Category Pc: _ and its
+ * compatibility forms, which NFKC maps to _, and U+203F, U+2040, U+2054)
+ * kept as word characters: the text of the unit 'word_'.  Every character
+ * goes through the general path (the ASCII fast path reads _ as a
+ * separator).
+ */
+void
+nddup_normalize_joined(const char *src, size_t len, NddupBuf *out)
+{
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from);
+}
+
+/* Is cp connector punctuation (General Category Pc of Unicode 15.0)? */
+bool
+nddup_is_connector(uint32_t cp)
+{
+	return cp == 0x5F || cp == 0x203F || cp == 0x2040 || cp == 0x2054 ||
+		cp == 0xFE33 || cp == 0xFE34 || (cp >= 0xFE4D && cp <= 0xFE4F) ||
+		cp == 0xFF3F;
 }
 
 /*
@@ -772,7 +798,7 @@ nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, true, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from);
 }
 
 /*
@@ -798,7 +824,7 @@ nddup_normalize_part(const char *src, size_t len, size_t from,
 {
 	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
 	size_t		stop = normalize_internal(src, from, len, stop_after, out,
-										  false, &no_gt);
+										  false, false, &no_gt);
 
 	*no_gt_from = (const char *) no_gt;
 	return stop;

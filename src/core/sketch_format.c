@@ -41,7 +41,7 @@ static const char *const method_names[] = {"kperm", "oph"};
 static const char *
 unit_name(int unit)
 {
-	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
+	return nddup_unit_names[unit];
 }
 
 /* Skip spaces in a text being parsed. */
@@ -74,12 +74,18 @@ parse_param(const char **p, const char *name, uint64_t *value)
 	return true;
 }
 
-/* Parse "unit=word" or "unit=char". */
+/* Parse "unit=word", "unit=char" or "unit=word_" (longest name first). */
 static bool
 parse_unit_param(const char **p, int *unit)
 {
 	const char *s = skip_spaces(*p);
 
+	if (strncmp(s, "unit=word_", 10) == 0)
+	{
+		*unit = NDDUP_UNIT_WORD_JOINED;
+		*p = s + 10;
+		return true;
+	}
 	if (strncmp(s, "unit=word", 9) == 0)
 		*unit = NDDUP_UNIT_WORD;
 	else if (strncmp(s, "unit=char", 9) == 0)
@@ -155,7 +161,7 @@ nddup_shingleset_validate(const NddupShingleSet *s, NddupParseError *err)
 		return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 								"The shingle size must be between 1 and %d.",
 								NDDUP_MAX_SHINGLE_SIZE);
-	if (s->kind > NDDUP_SET_MOD || s->unit > NDDUP_UNIT_CHAR ||
+	if (s->kind > NDDUP_SET_MOD || s->unit > NDDUP_UNIT_MAX ||
 		(s->kind == NDDUP_SET_EXACT && s->param != 0))
 		return nddup_parse_fail(err, NDDUP_PARSE_INVALID, 0, 0,
 								"Invalid kind, unit or parameter.");
@@ -327,7 +333,7 @@ nddup_shingleset_recv(const uint8_t *data, size_t len, NddupParseError *err)
 	hdr.nitems = (uint32_t) nddup_get_be(data + 8, 4);
 	hdr.cardinality = nddup_get_be(data + 12, 8);
 	if (hdr.version != NDDUP_SHINGLESET_VERSION || hdr.kind > NDDUP_SET_MOD ||
-		hdr.unit > NDDUP_UNIT_CHAR)
+		hdr.unit > NDDUP_UNIT_MAX)
 	{
 		nddup_parse_fail(err, NDDUP_PARSE_HEADER, 0, 0, NULL);
 		return NULL;
@@ -414,7 +420,7 @@ nddup_minhash_new(int method, int k, uint32_t seed, int size, int unit, int bits
 NddupParseCode
 nddup_minhash_validate(const NddupMinhash *m, NddupParseError *err)
 {
-	if (m->method > NDDUP_MINHASH_OPH || m->unit > NDDUP_UNIT_CHAR ||
+	if (m->method > NDDUP_MINHASH_OPH || m->unit > NDDUP_UNIT_MAX ||
 		m->size < 1 || m->size > NDDUP_MAX_SHINGLE_SIZE ||
 		m->k < 1 || m->k > NDDUP_MINHASH_MAX_K || !valid_bits(m->bits) ||
 		(m->flags & ~NDDUP_MINHASH_EMPTY_DOC) != 0)

@@ -261,6 +261,9 @@ nddup_tokenize(const char *norm, size_t len,
 	return count;
 }
 
+/* The SQL names of the shingle units, by NddupUnit. */
+const char *const nddup_unit_names[NDDUP_UNIT_MAX + 1] = {"word", "char", "word_"};
+
 /* XXH3-64 of len bytes with seed NDDUP_HASH_SEED. */
 uint64_t
 nddup_hash_bytes(const char *bytes, size_t len)
@@ -827,6 +830,19 @@ nddup_text_shingles(const char *src, size_t len, int size, NddupUnit unit,
 {
 	if (size < 1 || size > NDDUP_MAX_SHINGLE_SIZE)
 		return 0;
+	if (unit == NDDUP_UNIT_WORD_JOINED)
+	{
+		NddupBuf	norm = {0};
+		WordShingler ws;
+		size_t		count;
+
+		nddup_normalize_joined(src, len, &norm);
+		shingler_init(&ws, (size_t) size, callback, arg);
+		push_normalized_tokens(&ws, (const uint8_t *) norm.data, norm.len);
+		count = shingler_finish(&ws);
+		nddup_buf_free(&norm);
+		return count;
+	}
 	if (unit == NDDUP_UNIT_CHAR)
 	{
 		NddupBuf	norm = {0};

@@ -21,7 +21,7 @@
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",
 	"weighting", "id", "duplicate_of", "order", "action", "lock",
-	"threshold", "k", "visibility", "scope", "verify", "verify_column"
+	"threshold", "k", "visibility", "scope", "verify", "verify_column", "filter"
 };
 
 /* One byte folded to lower case as pg_strcasecmp folds it. */
@@ -167,9 +167,10 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 	{
-		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL)
+		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL || v[NDDUP_TK_FILTER] != NULL)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
-						v[NDDUP_TK_THRESHOLD] != NULL ? NDDUP_TK_THRESHOLD : NDDUP_TK_K);
+						v[NDDUP_TK_THRESHOLD] != NULL ? NDDUP_TK_THRESHOLD :
+						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K : NDDUP_TK_FILTER);
 		a->radius = NDDUP_TRIGGER_DEFAULT_RADIUS;
 		if (v[NDDUP_TK_RADIUS] != NULL &&
 			int_arg(a, NDDUP_TK_RADIUS, 0, NDDUP_TRIGGER_MAX_RADIUS, &a->radius, err) != NDDUP_TRIGGER_OK)
@@ -257,7 +258,8 @@ nddup_trigger_check_signature(NddupTriggerArgs *a, NddupTriggerError *err)
 	const char *const *v = a->values;
 
 	if (v[NDDUP_TK_SOURCE] == NULL &&
-		(v[NDDUP_TK_SIZE] || v[NDDUP_TK_UNIT] || v[NDDUP_TK_WEIGHTING] || v[NDDUP_TK_K]))
+		(v[NDDUP_TK_SIZE] || v[NDDUP_TK_UNIT] || v[NDDUP_TK_WEIGHTING] || v[NDDUP_TK_K] ||
+		 v[NDDUP_TK_FILTER]))
 		return fail(err, NDDUP_TRIGGER_SOURCE_ONLY, 0);
 	a->size = a->method == NDDUP_TRIGGER_SIMHASH ? 2 : 3;
 	if (v[NDDUP_TK_SIZE] != NULL &&
@@ -268,7 +270,8 @@ nddup_trigger_check_signature(NddupTriggerArgs *a, NddupTriggerError *err)
 		int_arg(a, NDDUP_TK_K, 1, NDDUP_MINHASH_MAX_K, &a->k, err) != NDDUP_TRIGGER_OK)
 		return err->code;
 	a->unit = v[NDDUP_TK_UNIT] ? v[NDDUP_TK_UNIT] : "word";
-	if (strcmp(a->unit, "word") != 0 && strcmp(a->unit, "char") != 0)
+	if (strcmp(a->unit, "word") != 0 && strcmp(a->unit, "char") != 0 &&
+		strcmp(a->unit, "word_") != 0)
 		return fail(err, NDDUP_TRIGGER_UNIT, NDDUP_TK_UNIT);
 	a->weighting = v[NDDUP_TK_WEIGHTING] ? v[NDDUP_TK_WEIGHTING] : "tf";
 	if (strcmp(a->weighting, "tf") != 0 && strcmp(a->weighting, "set") != 0)

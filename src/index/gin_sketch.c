@@ -455,6 +455,8 @@ nddup_minhash_params_code(const SketchMinhash *m)
 	code = (code << 7) | (m->size & 0x7f);
 	code = (code << 11) | (m->k & 0x7ff);
 	code = (code << 32) | m->seed;
+	/* unit 'word_' (2) above the 55 bits: the codes of 0.1's units are unchanged */
+	code |= (uint64) (m->unit >> 1) << 55;
 	return (int64) code;
 }
 
@@ -703,7 +705,7 @@ minhash_lsh_geometry(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-/* The injective parameter code of a set (42 bits). */
+/* The injective parameter code of a set (43 bits). */
 static int64
 set_params_code(const SketchSet *s)
 {
@@ -713,6 +715,8 @@ set_params_code(const SketchSet *s)
 	code = (code << 1) | (s->unit & 1);
 	code = (code << 7) | (s->size & 0x7f);
 	code = (code << 32) | s->param;
+	/* unit 'word_' (2) above the 42 bits: the codes of 0.1's units are unchanged */
+	code |= (uint64) (s->unit >> 1) << 42;
 	return (int64) code;
 }
 

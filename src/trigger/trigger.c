@@ -224,6 +224,10 @@ dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
 			*sig = FunctionCall4Coll(&entry->source_finfo, cfg->src_collation, d,
 									 Int32GetDatum(cfg->size), entry->unit_datum,
 									 entry->weighting_datum);
+		else if (cfg->filter != NULL)
+			*sig = FunctionCall5Coll(&entry->source_finfo, cfg->src_collation,
+									 PointerGetDatum(cfg->filter), d, Int32GetDatum(cfg->k),
+									 entry->oph_datum, Int32GetDatum(0));
 		else
 			*sig = FunctionCall6Coll(&entry->source_finfo, cfg->src_collation, d,
 									 Int32GetDatum(cfg->k), entry->oph_datum,

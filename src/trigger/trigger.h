@@ -64,6 +64,8 @@ typedef struct DedupConfig
 	Oid			source_func;	/* simhash(text, int, text, text) or
 								 * minhash(text, int, text, int, int, text) */
 	char	   *index_name;		/* an index serving the lookup, or NULL */
+	struct varlena *filter;		/* filter=: the shingle_filter, or NULL */
+	char	   *filter_sql;		/* filter=: "(SELECT column FROM table)" */
 	char	   *settings;		/* normalized arguments, for messages */
 } DedupConfig;
 
@@ -105,6 +107,9 @@ extern void nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext
 extern char *nddup_dedup_source_call(const DedupConfig *cfg, const char *column,
 									 bool qualified);
 extern void nddup_dedup_check_tgtype(int16 tgtype, const char *trigname);
+/* filter=<table>.<column> (src/trigger/trigger_filter.c) */
+extern void nddup_dedup_load_filter(DedupConfig *cfg, const char *spec,
+									const char *size_arg, const char *unit_arg);
 extern Relation nddup_dedup_open_table(Oid relid);
 struct ArrayType;
 extern char **nddup_dedup_args_array(struct ArrayType *arr, int *nargs);

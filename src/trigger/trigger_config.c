@@ -104,7 +104,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
 							pnstrdup(args[err->arg], err->key_len)),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, id, duplicate_of, order, scope, action, lock and visibility.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, filter, id, duplicate_of, order, scope, action, lock and visibility.")));
 			break;
 		case NDDUP_TRIGGER_DUPLICATE_KEY:
 			ereport(ERROR,
@@ -179,7 +179,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 		case NDDUP_TRIGGER_SOURCE_ONLY:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("size=, unit=, weighting= and k= apply only with source=")));
+					 errmsg("size=, unit=, weighting=, k= and filter= apply only with source=")));
 			break;
 		case NDDUP_TRIGGER_UNIT:
 			ereport(ERROR,
@@ -282,6 +282,12 @@ nddup_dedup_source_call(const DedupConfig *cfg, const char *column, bool qualifi
 
 	if (qualified)
 		fname = quote_qualified_identifier(get_namespace_name(cfg->ext_nsp), fname);
+	if (cfg->filter != NULL)
+	{
+		fname = qualified ? quote_qualified_identifier(get_namespace_name(cfg->ext_nsp),
+													   "minhash_filtered") : "minhash_filtered";
+		return psprintf("%s(%s, %s, %d, 'oph', 0)", fname, cfg->filter_sql, column, cfg->k);
+	}
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		return psprintf("%s(%s, %d, %s, %s)", fname, column, cfg->size,
 						quote_literal_cstr(cfg->unit),
@@ -522,6 +528,9 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	cfg->k = a.k;
 	cfg->unit = pstrdup(a.unit);
 	cfg->weighting = pstrdup(a.weighting);
+	if (values[NDDUP_TK_FILTER] != NULL)
+		nddup_dedup_load_filter(cfg, values[NDDUP_TK_FILTER], values[NDDUP_TK_SIZE],
+								values[NDDUP_TK_UNIT]);
 	if (cfg->fp_generated)
 	{
 		Node	   *genexpr;
@@ -636,8 +645,10 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		appendStringInfo(&buf, "source=%s size=%d unit=%s weighting=%s ",
 						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->weighting);
 	else if (cfg->src_attno)
-		appendStringInfo(&buf, "source=%s size=%d unit=%s k=%d ",
-						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->k);
+		appendStringInfo(&buf, "source=%s size=%d unit=%s k=%d %s%s%s",
+						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->k,
+						 cfg->filter ? "filter=" : "",
+						 cfg->filter ? values[NDDUP_TK_FILTER] : "", cfg->filter ? " " : "");
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
 	else

@@ -109,6 +109,37 @@ new_minhash(int method, int k, uint32 seed, int size, int unit, int bits)
 }
 
 /*
+ * The min-hash sketch of n shingle hashes (any order, repeats allowed):
+ * minhash() of a text and of a text through a shingle_filter.
+ */
+NddupMinhash *
+nddup_minhash_of_hashes(const uint64 *items, size_t n, int method, int k,
+						uint32 seed, int size, int unit)
+{
+	MinhashSketch *m = new_minhash(method, k, seed, size, unit, 32);
+
+	if (method == NDDUP_MINHASH_KPERM)
+		nddup_minhash_kperm(items, n, k, seed, NDDUP_MINHASH_VALUES(m));
+	else
+	{
+		nddup_minhash_oph_bins(items, n, k, seed, NDDUP_MINHASH_VALUES(m));
+		nddup_minhash_densify(NDDUP_MINHASH_VALUES(m), k, seed, NDDUP_MINHASH_BORROWED(m));
+	}
+	if (n == 0)
+		m->flags |= NDDUP_MINHASH_EMPTY_DOC;
+	return m;
+}
+
+/* The method named by a text, k and seed of a minhash() call, checked. */
+int
+nddup_minhash_check_args(text *method, int32 k, int32 seed)
+{
+	check_k(k);
+	check_seed(seed);
+	return parse_method(method);
+}
+
+/*
  * minhash(doc text, k int, method text, seed int, size int, unit text): the
  * min-hash sketch of the document's shingles.
  */
@@ -127,16 +158,8 @@ minhash_text(PG_FUNCTION_ARGS)
 	check_k(k);
 	check_seed(seed);
 	nddup_collect_shingles(doc, size, unit, &hashes);
-	m = new_minhash(method, k, (uint32) seed, size, unit, 32);
-	if (method == NDDUP_MINHASH_KPERM)
-		nddup_minhash_kperm(hashes.items, hashes.len, k, seed, NDDUP_MINHASH_VALUES(m));
-	else
-	{
-		nddup_minhash_oph_bins(hashes.items, hashes.len, k, seed, NDDUP_MINHASH_VALUES(m));
-		nddup_minhash_densify(NDDUP_MINHASH_VALUES(m), k, seed, NDDUP_MINHASH_BORROWED(m));
-	}
-	if (hashes.len == 0)
-		m->flags |= NDDUP_MINHASH_EMPTY_DOC;
+	m = nddup_minhash_of_hashes(hashes.items, hashes.len, method, k, (uint32) seed,
+								size, unit);
 	nddup_hashes_free(&hashes);
 	PG_RETURN_POINTER(m);
 }

@@ -143,6 +143,17 @@ set_from_text(text *doc, int32 size, text *unit_arg, ShingleSetKind kind,
 	return set;
 }
 
+/*
+ * The exact shingleset of n shingle hashes (sorted and deduplicated in
+ * place): shingle_set() of a text through a shingle_filter.
+ */
+NddupShingleSet *
+nddup_exact_shingleset(uint64 *items, size_t n, int size, int unit)
+{
+	n = nddup_sort_unique(items, n);
+	return make_set(NDDUP_SET_EXACT, size, unit, 0, items, n, n);
+}
+
 /* shingle_set(doc text, size int, unit text): the exact set S(D). */
 Datum
 shingle_set_text(PG_FUNCTION_ARGS)

@@ -44,8 +44,8 @@ PG_FUNCTION_INFO_V1(simhash_agg_state_send);
  * Parse the weighting argument: 'tf' (per occurrence) or 'set' (per
  * shingle).  Compared in place: it is parsed once per row.
  */
-static bool
-parse_weighting_is_set(text *weighting)
+bool
+nddup_parse_weighting_is_set(text *weighting)
 {
 	const char *name = VARDATA_ANY(weighting);
 	int			len = VARSIZE_ANY_EXHDR(weighting);
@@ -87,7 +87,7 @@ simhash_text(PG_FUNCTION_ARGS)
 	text	   *doc = PG_GETARG_TEXT_PP(0);
 	int32		size = PG_GETARG_INT32(1);
 	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(2));
-	bool		unique = parse_weighting_is_set(PG_GETARG_TEXT_PP(3));
+	bool		unique = nddup_parse_weighting_is_set(PG_GETARG_TEXT_PP(3));
 	size_t		len;
 	char	   *utf8;
 

@@ -36,7 +36,7 @@ nddup_check_threshold(double threshold)
 const char *
 nddup_unit_name(int unit)
 {
-	return unit == NDDUP_UNIT_CHAR ? "char" : "word";
+	return nddup_unit_names[unit];
 }
 
 /*

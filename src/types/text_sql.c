@@ -62,21 +62,21 @@ nddup_check_shingle_size(int32 size)
 						   NDDUP_MAX_SHINGLE_SIZE)));
 }
 
-/* The shingle unit named by unit: 'word' or 'char'. */
+/* The shingle unit named by unit: 'word', 'char' or 'word_'. */
 NddupUnit
 nddup_parse_unit(text *unit)
 {
 	const char *name = VARDATA_ANY(unit);
 	int			len = VARSIZE_ANY_EXHDR(unit);
 
-	if (len == 4 && memcmp(name, "word", 4) == 0)
-		return NDDUP_UNIT_WORD;
-	if (len == 4 && memcmp(name, "char", 4) == 0)
-		return NDDUP_UNIT_CHAR;
+	for (int u = 0; u <= NDDUP_UNIT_MAX; u++)
+		if (len == (int) strlen(nddup_unit_names[u]) &&
+			memcmp(name, nddup_unit_names[u], len) == 0)
+			return (NddupUnit) u;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid shingle unit \"%s\"", text_to_cstring(unit)),
-			 errhint("Valid units are \"word\" and \"char\".")));
+			 errhint("Valid units are \"word\", \"char\" and \"word_\" (words that keep _).")));
 	return NDDUP_UNIT_WORD;		/* keep compiler quiet */
 }
 

@@ -6,7 +6,8 @@
  *	  over fuzzed UTF-8 text and parameters.
  *
  * Input: byte 0 chooses the shingle size (1..64, small sizes more often),
- * byte 1 the unit and a repeat count, the rest is the text (and, read as
+ * byte 1 the unit and a repeat count (every input also checks the unit
+ * 'word_' against the joined normalization), the rest is the text (and, read as
  * 64-bit words, a list of feature hashes).
  *
  * Invariants (see docs/reports/fuzzing.md):
@@ -320,6 +321,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(count == raw.len, "text_shingles returned %zu for %zu shingles", count, raw.len);
 	check_same_hashes("one-pass shingles", &raw, &got);
 	raw.len = 0;
+
+	/*
+	 * unit 'word_': the one-pass shingles are the word shingles of the text
+	 * normalized with connector punctuation kept; without any kept, that
+	 * text is the ordinary normalized one
+	 */
+	{
+		NddupBuf	joined = {0};
+		NddupHashes jraw = {0},
+					jgot = {0};
+		bool		has_connector = false;
+
+		nddup_normalize_joined(text, tlen, &joined);
+		for (size_t j = 0; j < joined.len; j++)
+			has_connector |= joined.data[j] == '_' || (unsigned char) joined.data[j] == 0xE2;
+		CHECK(has_connector || (joined.len == norm.len &&
+								memcmp(joined.data, norm.data, norm.len) == 0),
+			  "joined normalization differs without connector punctuation");
+		nddup_text_shingles(text, tlen, w, NDDUP_UNIT_WORD_JOINED, nddup_hashes_append, &jraw);
+		nddup_shingle_hashes(BYTES(joined), joined.len, w, NDDUP_UNIT_WORD, collect_hash, &jgot);
+		check_same_hashes("word_ shingles", &jraw, &jgot);
+		nddup_buf_free(&joined);
+		nddup_hashes_free(&jraw);
+		nddup_hashes_free(&jgot);
+	}
 
 	/* sizes out of range give nothing */
 	CHECK(nddup_shingle_hashes(BYTES(norm), norm.len, 0, unit, collect_hash, &raw) == 0 &&

@@ -122,7 +122,7 @@ binary_input(const uint8_t *b, size_t len)
 		return;
 	}
 	nitems = (uint32_t) nddup_get_be(b + 8, 4);
-	if (b[0] != 1 || b[1] > 2 || b[3] > 1)
+	if (b[0] != 1 || b[1] > 2 || b[3] > NDDUP_UNIT_MAX)
 	{
 		CHECK(s == NULL, "accepted a bad header");
 		fuzz_check_error(err.code, &err, CODE(HEADER), false);

@@ -150,7 +150,8 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 			break;
 		case NDDUP_TRIGGER_UNIT:
 			CHECK(a->unit != NULL && strcmp(a->unit, "word") != 0 &&
-				  strcmp(a->unit, "char") != 0, "unit \"%s\" rejected", a->unit);
+				  strcmp(a->unit, "char") != 0 && strcmp(a->unit, "word_") != 0,
+				  "unit \"%s\" rejected", a->unit);
 			break;
 		case NDDUP_TRIGGER_WEIGHTING:
 			CHECK(a->weighting != NULL && strcmp(a->weighting, "tf") != 0 &&
@@ -190,7 +191,8 @@ check_accepted(const NddupTriggerArgs *a)
 	CHECK(v[NDDUP_TK_K] ? ref_integer(v[NDDUP_TK_K], 1, 1024) &&
 		  a->k == strtol(v[NDDUP_TK_K], NULL, 10) : a->k == 128, "k");
 	CHECK(v[NDDUP_TK_SOURCE] != NULL ||
-		  (!v[NDDUP_TK_SIZE] && !v[NDDUP_TK_UNIT] && !v[NDDUP_TK_WEIGHTING] && !v[NDDUP_TK_K]),
+		  (!v[NDDUP_TK_SIZE] && !v[NDDUP_TK_UNIT] && !v[NDDUP_TK_WEIGHTING] && !v[NDDUP_TK_K] &&
+		   !v[NDDUP_TK_FILTER]),
 		  "signature parameters without source=");
 	CHECK(v[NDDUP_TK_VERIFY] || v[NDDUP_TK_VERIFY_COLUMN] ? a->verify > 0.0 && a->verify <= 1.0 &&
 		  (v[NDDUP_TK_SOURCE] || v[NDDUP_TK_VERIFY_COLUMN]) : a->verify == 0.0, "verify %g",

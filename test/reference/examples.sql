@@ -133,6 +133,8 @@ CREATE INDEX ON docs USING spgist (fp)
 -- nearest, batch
 -- @ hamming_nearest(regclass,name,name,simhash64,integer)
 SELECT * FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE id = 3), 2)
+-- @ nddup_recommend_threshold(regclass,name,name,integer,integer)
+SELECT threshold, valley_found, candidate_pairs, note FROM nddup_recommend_threshold('docs', 'id', 'sk')
 -- @ hamming_pairs(text,integer,double precision)
 SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
 -- @ hamming_pairs(regclass,name,name,integer,name,double precision)
@@ -275,6 +277,27 @@ SELECT imatch_lexicon_size(imatch_lexicon_agg(body, 0.2, 0.2)) FROM docs
 SELECT imatch_lexicon_size(imatch_lexicon_agg(body, 0, 0)) FROM docs
 -- @ imatch(text,imatch_lexicon)
 SELECT imatch(body, (SELECT imatch_lexicon_agg(body) FROM docs)) FROM docs WHERE id = 1
+-- boilerplate-aware sketches (docs/sketches.md#boilerplate-aware-sketches)
+-- @ shingle_filter
+SELECT shingle_filter_agg(body, 2, 0) FROM docs
+-- @ shingle_filter_agg(text)
+SELECT shingle_filter_size(shingle_filter_agg(body)) FROM docs
+-- @ shingle_filter_agg(text,integer,double precision)
+SELECT shingle_filter_size(shingle_filter_agg(body, 2, 0)) FROM docs
+-- @ shingle_filter_agg(text,integer,double precision,integer,text)
+SELECT shingle_filter_size(shingle_filter_agg(body, 2, 0, 1, 'word_')) FROM docs
+-- @ shingle_filter_size(shingle_filter)
+SELECT shingle_filter_size(shingle_filter_agg(body, 1, 0)) FROM docs
+-- @ shingle_filter_to_array(shingle_filter)
+SELECT cardinality(shingle_filter_to_array(shingle_filter_agg(body, 2, 0))) FROM docs
+-- @ shingle_filter AS bigint[]
+SELECT (shingle_filter_agg(body, 2, 0)::bigint[])[1] FROM docs
+-- @ minhash_filtered(shingle_filter,text,integer,text,integer)
+SELECT jaccard(minhash_filtered(f, a.body), minhash_filtered(f, b.body)) FROM docs a, docs b, (SELECT shingle_filter_agg(body, 2, 0) AS f FROM docs) s WHERE a.id = 3 AND b.id = 4
+-- @ shingle_set_filtered(shingle_filter,text)
+SELECT cardinality(shingle_set_filtered((SELECT shingle_filter_agg(body, 2, 0) FROM docs), body)) FROM docs WHERE id = 1
+-- @ simhash_filtered(shingle_filter,text,text)
+SELECT simhash_filtered((SELECT shingle_filter_agg(body, 2, 0) FROM docs), body) FROM docs WHERE id = 1
 -- scale-out: equi-join keys (docs/scale-out.md)
 -- @ hamming_block_keys(simhash64,integer,integer)
 SELECT hamming_block_keys(fp, 3) FROM docs WHERE id = 1

@@ -81,6 +81,8 @@ UNION ALL SELECT 'minhash_sketch', minhash('', 3)::text
 UNION ALL SELECT 'imatch_lexicon', imatch_lexicon_agg(d)::text
           FROM unnest(ARRAY['a b c', 'b c d', 'c d e', 'd e f']) AS d
 UNION ALL SELECT 'imatch_lexicon', 'df ndocs=3 drop_frequent=-1 drop_rare=-1: 0000000000000001:1 0000000000000002:3'
+UNION ALL SELECT 'shingle_filter', shingle_filter_agg(d, 1, 0)::text
+          FROM unnest(ARRAY['a rose is a rose', 'a rose is red', 'is a rose']) AS d
 UNION ALL SELECT 'minhash_query', similar_to(minhash('a rose is a rose', 3, 'kperm'), 0.5)::text
 UNION ALL SELECT 'shingleset_query', containing(shingle_mod('a rose is a rose', 2, 2), 0.25)::text;
 SELECT typ, literal FROM bad_input.literals ORDER BY typ, literal;
@@ -173,7 +175,25 @@ FROM (VALUES
 	('shingleset_query', 'containment>=0.5 bottom s=2 size=3 unit=word n=0:'),
 	('shingleset_query', 'containment>=0.5 exact size=3 unit=word n=0:'),
 	('shingleset_query', 'jaccard>=2 exact size=3 unit=word n=0:'),
-	('shingleset_query', 'jaccard>=0.5 kperm k=1 seed=0 size=3 unit=word bits=32: 1')
+	('shingleset_query', 'jaccard>=0.5 kperm k=1 seed=0 size=3 unit=word bits=32: 1'),
+	('shingle_filter', ''), ('shingle_filter', 'filter'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word_ min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=0 unit=word min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=65 unit=word min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=WORD min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=1.5 ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=nan ndocs=0 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0.5 ndocs=10 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=1 cutoff=1 error=2 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=99999999999999999999 cutoff=1 error=0 n=0:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=1:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=2: 2 1'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=2: 1 1'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=1: 00000000000000001'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=1: -1'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=16000001:'),
+	('shingle_filter', 'filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=200000:' || (SELECT string_agg(' ' || to_hex(g), '') FROM generate_series(1, 200000) g))
 ) AS t(typ, literal);
 
 --
@@ -228,7 +248,9 @@ SELECT typ, label, payload FROM (VALUES
 	('minhash_sketch', 'oph k=3 2-bit', minhash_send(minhash_bbit(minhash('a rose is a rose', 3), 2))),
 	('minhash_sketch', 'oph k=2 empty', minhash_send(minhash('', 2))),
 	('imatch_lexicon', 'lexicon', imatch_lexicon_send('lexicon ndocs=4 drop_frequent=0.1 drop_rare=0.1: 01 02')),
-	('imatch_lexicon', 'df', imatch_lexicon_send('df ndocs=3 drop_frequent=-1 drop_rare=-1: 01:1 02:3'))
+	('imatch_lexicon', 'df', imatch_lexicon_send('df ndocs=3 drop_frequent=-1 drop_rare=-1: 01:1 02:3')),
+	('shingle_filter', 'two shingles', shingle_filter_send('filter size=3 unit=word min_docs=1 share=0.25 ndocs=9 cutoff=2 error=0 n=2: 01 8000000000000000')),
+	('shingle_filter', 'empty', shingle_filter_send('filter size=1 unit=char min_docs=20 share=0.002 ndocs=0 cutoff=20 error=0 n=0:'))
 ) AS t(typ, label, payload);
 SELECT typ, label, payload, bad_input.recv(typ, payload) AS outcome FROM bad_input.payloads ORDER BY typ, label;
 
@@ -337,6 +359,8 @@ INSERT INTO bad_input.good VALUES
 	('clusters_from_pairs', 'query', 'text', '''SELECT 1::bigint, 2::bigint'''),
 	('nddup_check_trigger', 'rel', 'regclass', '''bad_input.posts'''),
 	('hamming_index_stats', 'index', 'regclass', '''bad_input.bad_input_docs_ham'''),
+	('nddup_recommend_threshold', 'column_name', 'name', '''mh'''),
+	('nddup_recommend_threshold', 'sample_size', 'integer', '100'),
 	('', 'args', 'text[]', 'NULL'),
 	('', 'features', 'text[]', '''{quick,brown,fox}'''), ('', 'weights', 'real[]', '''{1,2,0.5}'''),
 	('', '', 'tsvector', '''quick:1 brown:2 fox:3,4'''),
@@ -349,6 +373,9 @@ INSERT INTO bad_input.good VALUES
 	('super_shingles', 'sketch', 'minhash_sketch', 'minhash(''the quick brown fox'', 16, ''kperm'')'),
 	('', '', 'bigint[]', 'super_shingles(minhash(''the quick brown fox'', 16, ''kperm''), 2, 8)'),
 	('', '', 'imatch_lexicon', '(SELECT imatch_lexicon_agg(d) FROM unnest(ARRAY[''quick fox'', ''quick dog'', ''lazy dog'']) AS d)'),
+	('', '', 'shingle_filter', '(SELECT shingle_filter_agg(d, 1, 0) FROM unnest(ARRAY[''the quick brown fox'', ''the quick brown dog'']) AS d)'),
+	('shingle_filter_in', '', 'cstring', '''filter size=3 unit=word min_docs=1 share=0 ndocs=2 cutoff=1 error=0 n=1: 01'''),
+	('shingle_filter_agg', 'min_docs', 'integer', '1'), ('shingle_filter_agg', 'share', 'double precision', '0'),
 	('imatch_df_transfn', '', 'imatch_lexicon', '''df ndocs=1 drop_frequent=-1 drop_rare=-1: 01:1'''),
 	('imatch_df_combinefn', '', 'imatch_lexicon', '''df ndocs=1 drop_frequent=-1 drop_rare=-1: 01:1'''),
 	('imatch_lexicon_finalfn', '', 'imatch_lexicon', '''df ndocs=3 drop_frequent=0.2 drop_rare=0.2: 01:1 02:2 03:3 04:1 05:2'''),
@@ -420,6 +447,9 @@ INSERT INTO bad_input.bad VALUES
 	('', 'minhash_sketch', 'minhash_bbit(minhash(''a b c'', 16), 1)'),
 	('', 'imatch_lexicon', '''lexicon ndocs=0 drop_frequent=0.1 drop_rare=0.1:'''),
 	('', 'imatch_lexicon', '''df ndocs=1 drop_frequent=-1 drop_rare=-1: 01:1'''),
+	('', 'shingle_filter', '''filter size=3 unit=word min_docs=1 share=0 ndocs=0 cutoff=1 error=0 n=0:'''),
+	('', 'shingle_filter', '''filter size=1 unit=char min_docs=1 share=1 ndocs=2 cutoff=2 error=0 n=1: 01'''),
+	('', 'shingle_filter', '(SELECT shingle_filter_agg(d, 1, 0, 1, ''word'') FROM unnest(ARRAY[''a b'', ''a b'']) AS d)'),
 	('', 'minhash_query', 'similar_to(minhash(''a b c'', 8), 0.5)'),
 	('', 'minhash_query', 'similar_to(minhash(''a b c'', 16), 0)'),
 	('', 'shingleset_query', 'containing(shingle_mod(''a b c d'', 1000), 1)'),
