@@ -179,7 +179,8 @@ typedef struct HammingMetaPageData
 	BlockNumber retired_list;
 	uint64		retired_list_epoch;
 	uint32		merging;		/* a merge sealed the appendix and has not
-								 * switched yet (after a crash: orphan pages) */
+								 * switched yet, or a recycling pass has not
+								 * finished (after a crash: orphan pages) */
 	BlockNumber map[FLEXIBLE_ARRAY_MEMBER];	/* the generation's map pages */
 } HammingMetaPageData;
 

@@ -390,6 +390,23 @@ page_is_live(Page page, const HammingMetaPageData *meta)
 	}
 }
 
+/* Set the metapage's retire_pending and merging flags. */
+static void
+set_recycle_flags(Relation index, uint32 retire_pending, uint32 merging)
+{
+	Buffer		metabuf = ReadBuffer(index, HAMMING_METAPAGE_BLKNO);
+	GenericXLogState *state;
+	HammingMetaPageData *meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(index);
+	meta = HammingPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	meta->retire_pending = retire_pending;
+	meta->merging = merging;
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+}
+
 /*
  * Recycle every page that is not part of the current structure, when the
  * last merge retired pages and that is old enough, or a merge was cut short
@@ -419,6 +436,15 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		hamming_free_meta(&mc);
 		return true;
 	}
+
+	/*
+	 * The retired pages stop being the retired generation before the first
+	 * is freed: a crash in the loop below must not leave a metapage whose
+	 * retired generation (tombstoned by ambulkdelete) has free pages.  The
+	 * merging flag makes the next VACUUM free what this one did not.
+	 */
+	if (pending)
+		set_recycle_flags(index, 0, 1);
 
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (BlockNumber blkno = HAMMING_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
@@ -460,19 +486,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	IndexFreeSpaceMapVacuum(index);
 	hamming_free_meta(&mc);
 
-	{
-		Buffer		metabuf = ReadBuffer(index, HAMMING_METAPAGE_BLKNO);
-		GenericXLogState *state;
-		HammingMetaPageData *meta;
-
-		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-		state = GenericXLogStart(index);
-		meta = HammingPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-		meta->retire_pending = 0;
-		meta->merging = 0;
-		GenericXLogFinish(state);
-		UnlockReleaseBuffer(metabuf);
-	}
+	set_recycle_flags(index, 0, 0);
 	stats->pages_free = nfree;
 	return true;
 }
