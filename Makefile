@@ -21,7 +21,13 @@ OBJS = src/module.o $(patsubst %.c,%.o,$(sort $(foreach d,$(SRC_DIRS),$(wildcard
 DATA = sql/$(EXTENSION)--0.1.sql
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql sql/$(EXTENSION)--0.1--$(EXTVERSION).sql
 INSTALL_PARTS = $(sort $(wildcard sql/install/*.sql))
-UPDATE_PARTS = $(sort $(wildcard sql/update/0.1--$(EXTVERSION)/*.sql))
+UPDATE_DIR = sql/update/0.1--$(EXTVERSION)
+# Fragments of sql/install that are wholly new since 0.1 go into the upgrade
+# script as they are, in file-name order among those of $(UPDATE_DIR).
+UPDATE_NEW_PARTS = 45_hamming_am 67_batch_sets 72_shingle_filter 77_recommend \
+	85_scale_out 90_names 95_comments
+UPDATE_PARTS = $(sort $(wildcard $(UPDATE_DIR)/*.sql)) \
+	$(foreach f,$(UPDATE_NEW_PARTS),sql/install/$(f).sql)
 
 # The regression tests: test/sql/NAME.sql against test/expected/NAME.out,
 # every file there, in name order (scripts/test.sh runs the same list).
@@ -40,7 +46,9 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS)
 	cat $^ > $@
 
 sql/$(EXTENSION)--0.1--$(EXTVERSION).sql: $(UPDATE_PARTS)
-	cat $^ > $@
+	for f in $(sort $(notdir $^)); do \
+		if [ -f $(UPDATE_DIR)/$$f ]; then cat $(UPDATE_DIR)/$$f; else cat sql/install/$$f; fi; \
+	done > $@
 
 # Print the regression test list (scripts/test.sh).
 print-regress:
