@@ -48,13 +48,13 @@
 #include <math.h>
 
 #include "dist_work.h"
+#include "hamming_batch.h"
 
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
 /* Tables considered at most for a layout (as the local cost model). */
-#define MAX_TABLES				250000.0
 
 /* Rows of one key group at most: its arrays must stay below 1 GB. */
 #define MAX_GROUP_ROWS			(64.0 * 1024 * 1024)
@@ -78,12 +78,10 @@ dist_choose_blocks(int k, double n)
 	for (int m = k + 1; m <= 64; m++)
 	{
 		NddupBlocks L;
-		double		tables = 1;
+		double		tables = nddup_binomial(m, m - k);
 		int			p = 0;
 		double		cost;
 
-		for (int i = 1; i <= m - k; i++)
-			tables = tables * (k + i) / i;	/* C(m, m - k) */
 		if (tables > MAX_TABLES)
 			continue;
 		nddup_blocks_init(&L, k, m);
@@ -91,8 +89,8 @@ dist_choose_blocks(int k, double n)
 			p += L.bsize[b];
 		if (n / ldexp(1.0, L.bsize[0]) > MAX_GROUP_ROWS)
 			continue;
-		cost = tables * n * (15.0 + 5.5 * ((p - L.bsize[0] + 15) / 16)) +
-			tables * n * n / ldexp(1.0, p + 1) * 4.0;
+		cost = tables * n * (COST_TABLE_SCAN + COST_RADIX_PASS * ((p - L.bsize[0] + 15) / 16)) +
+			tables * n * n / ldexp(1.0, p + 1) * COST_CANDIDATE;
 		if (best < 0 || cost < best)
 		{
 			best = cost;

@@ -13,6 +13,20 @@
 
 #include "batch.h"
 
+/* Tables considered at most by the cost model (C(m, c) explodes with k). */
+#define MAX_TABLES				250000.0
+
+/*
+ * Costs of the cost model, in nanoseconds, measured on the reference box
+ * (docs/reports/bench-batch.md): a radix pass over 1M words is memory-bound,
+ * a candidate is an XOR, a hardware popcount and a compare; a spilled row
+ * is written to and read back from a partition file and sorted there.
+ */
+#define COST_RADIX_PASS			5.5 /* one radix pass, per fingerprint */
+#define COST_TABLE_SCAN			15.0	/* key build + run scan + gather */
+#define COST_CANDIDATE			4.0 /* one candidate pair */
+#define COST_SPILL_ROW			120.0	/* partition write + read + sort */
+
 /* One layout of the permuted tables: m blocks, tables choose c of them. */
 typedef struct HammingLayout
 {

@@ -18,33 +18,6 @@
 
 #include "hamming_batch.h"
 
-/* Tables considered at most by the cost model (C(m, c) explodes with k). */
-#define MAX_TABLES				250000.0
-
-/*
- * Costs of the cost model, in nanoseconds, measured on the reference box
- * (docs/reports/bench-batch.md): a radix pass over 1M words is memory-bound,
- * a candidate is an XOR, a hardware popcount and a compare; a spilled row
- * is written to and read back from a partition file and sorted there.
- */
-#define COST_RADIX_PASS			5.5 /* one radix pass, per fingerprint */
-#define COST_TABLE_SCAN			15.0	/* key build + run scan + gather */
-#define COST_CANDIDATE			4.0 /* one candidate pair */
-#define COST_SPILL_ROW			120.0	/* partition write + read + sort */
-
-/* Binomial coefficient as a double. */
-static double
-binom(int n, int r)
-{
-	double		result = 1;
-
-	if (r < 0 || r > n)
-		return 0;
-	for (int i = 1; i <= r; i++)
-		result = result * (n - r + i) / i;
-	return result;
-}
-
 /* Fill a layout of m blocks (the first 64 mod m one bit wider) for radius k. */
 static void
 make_layout(HammingLayout *L, int m, int k)
@@ -55,7 +28,7 @@ make_layout(HammingLayout *L, int m, int k)
 
 	L->m = m;
 	L->c = m - k;
-	L->ntables = binom(m, L->c);
+	L->ntables = nddup_binomial(m, L->c);
 	for (int b = 0; b < m; b++)
 	{
 		int			size = small + (b < nbig ? 1 : 0);
@@ -84,7 +57,7 @@ layout_cost(const HammingLayout *L, double n, bool spill, int maxprefix)
 
 	for (int j = 0; j <= Min(nbig, L->c); j++)
 	{
-		double		tables = binom(nbig, j) * binom(L->m - nbig, L->c - j);
+		double		tables = nddup_binomial(nbig, j) * nddup_binomial(L->m - nbig, L->c - j);
 		int			p = j * (small + 1) + (L->c - j) * small;
 		double		per;
 
@@ -139,7 +112,7 @@ hamming_choose_layout(HammingBatch *hb, double n, bool spill, int maxprefix)
 		HammingLayout cand;
 		double		cost;
 
-		if (binom(m, m - k) > MAX_TABLES)
+		if (nddup_binomial(m, m - k) > MAX_TABLES)
 			continue;
 		make_layout(&cand, m, k);
 		cost = layout_cost(&cand, n, spill, maxprefix);

@@ -18,6 +18,19 @@
 
 #include "nddup_core.h"
 
+/* The binomial coefficient C(n, r) as a double (0 outside 0 <= r <= n). */
+double
+nddup_binomial(int n, int r)
+{
+	double		result = 1.0;
+
+	if (r < 0 || r > n)
+		return 0.0;
+	for (int i = 1; i <= r; i++)
+		result = result * (n - r + i) / i;
+	return result;
+}
+
 /* P(d <= radius) for two independent uniform 64-bit words. */
 double
 nddup_hamming_chance(int radius)

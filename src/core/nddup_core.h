@@ -663,6 +663,7 @@ extern uint64_t *nddup_df_frequent(const NddupDfCounter *c, int64_t cutoff, size
 extern void nddup_df_free(NddupDfCounter *c);
 
 /* chance pairs of unrelated fingerprints (src/core/hamming_chance.c) */
+extern double nddup_binomial(int n, int r);
 extern double nddup_hamming_chance(int radius);
 extern double nddup_hamming_chance_pairs(double n, int radius);
 extern double nddup_hamming_chance_rows(int radius);

@@ -775,6 +775,11 @@ test_hamming_chance(void)
 {
 	double		p12 = nddup_hamming_chance(12);
 
+	CHECK(nddup_binomial(64, 0) == 1.0 && nddup_binomial(64, 2) == 2016.0 &&
+		  nddup_binomial(13, 10) == 286.0 &&
+		  fabs(nddup_binomial(64, 32) / 1832624140942590534.0 - 1.0) < 1e-12,
+		  "C(64, 0), C(64, 2), C(13, 10), C(64, 32)");
+	CHECK(nddup_binomial(5, 6) == 0.0 && nddup_binomial(5, -1) == 0.0, "C(n, r) outside 0..n is 0");
 	CHECK(nddup_hamming_chance(0) == 0x1p-64, "P(d = 0) = 2^-64");
 	CHECK(nddup_hamming_chance(1) == 65 * 0x1p-64, "P(d <= 1) = 65 / 2^64");
 	CHECK(nddup_hamming_chance(64) == 1.0 && nddup_hamming_chance(-1) == 0.0, "ends");
