@@ -193,6 +193,9 @@ CREATE TRIGGER dedup BEFORE INSERT ON othermh FOR EACH ROW
 INSERT INTO othermh VALUES (1, simhash('a b c'), minhash('a b c'));
 INSERT INTO othermh VALUES (2, simhash('a b c'), minhash('a b c', 64));
 \echo :LAST_ERROR_SQLSTATE
+-- the verified value cannot be the fingerprint itself
+SELECT * FROM nddup_check_trigger('othermh', '{fingerprint=mh,method=minhash,verify_column=mh}');
+\echo :LAST_ERROR_SQLSTATE
 
 -- 7. Row-level security still decides which candidates are seen
 CREATE ROLE regress_nddup_vera;
