@@ -82,6 +82,8 @@ unset NDDUP_DESTDIR
 NDDUP_SHARED_BUFFERS=$SB start_instance
 cat >>"$WORKDIR/data/postgresql.conf" <<CONF
 extension_destdir = '$EXTDEST'
+# parallel workers (pgvector's HNSW build) load libraries by name: let them find them
+dynamic_library_path = '\$libdir:$EXTDEST$("$PG_BIN/pg_config" --pkglibdir)'
 max_parallel_workers_per_gather = 0
 jit = off
 maintenance_work_mem = 1GB
