@@ -118,56 +118,47 @@ nddup_ham_ball_volume(int bits, int d)
 	return sum;
 }
 
-/* qsort comparator of uint32 values. */
-static int
-cmp_uint32(const void *a, const void *b)
+/*
+ * Append to out, ascending, every value that has the bits of prefix above
+ * bit `bit` and differs from v in at most `left` of bits bit..0: bit by
+ * bit from the most significant, 0 before 1, so no sort is needed; once no
+ * flip is left the remaining bits are v's.
+ */
+static long
+enumerate_below(uint32_t v, int bit, int left, uint32_t prefix, uint32_t *out, long n)
 {
-	uint32_t	x = *(const uint32_t *) a;
-	uint32_t	y = *(const uint32_t *) b;
+	uint32_t	vbit;
 
-	return (x > y) - (x < y);
+	if (bit < 0)
+	{
+		out[n++] = prefix;
+		return n;
+	}
+	if (left == 0)
+	{
+		out[n++] = prefix | (v & (uint32_t) (((uint64_t) 2 << bit) - 1));
+		return n;
+	}
+	vbit = v & ((uint32_t) 1 << bit);
+	/* the 0 branch, then the 1 branch; one of them flips v's bit */
+	n = enumerate_below(v, bit - 1, vbit ? left - 1 : left, prefix, out, n);
+	return enumerate_below(v, bit - 1, vbit ? left : left - 1,
+						   prefix | ((uint32_t) 1 << bit), out, n);
 }
 
 /*
- * Every value within d bits of v, ascending: the masks of weight <= d by
- * Gosper's hack (next larger value with the same number of set bits),
- * applied to v, then sorted.
+ * Every value of `bits` bits within d bits of v, ascending (the probes of
+ * multi-index hashing read the directory and the tables in page order);
+ * -1 when there are more than max.
  */
 long
 nddup_ham_enumerate(uint32_t v, int bits, int d, uint32_t *out, long max)
 {
-	long		n = 0;
-	uint64_t	limit = (uint64_t) 1 << bits;
-
 	if (d < 0)
 		return 0;
 	if (nddup_ham_ball_volume(bits, d) > (double) max)
 		return -1;
-	if (d >= bits)
-	{
-		for (uint64_t x = 0; x < limit; x++)
-			out[n++] = (uint32_t) x;
-		return n;
-	}
-	for (int k = 0; k <= d; k++)
-	{
-		uint64_t	mask = ((uint64_t) 1 << k) - 1;
-
-		while (mask < limit)
-		{
-			uint64_t	lowest;
-			uint64_t	ripple;
-
-			out[n++] = v ^ (uint32_t) mask;
-			if (mask == 0)
-				break;
-			lowest = mask & -mask;
-			ripple = mask + lowest;
-			mask = (((ripple ^ mask) >> 2) / lowest) | ripple;
-		}
-	}
-	qsort(out, (size_t) n, sizeof(uint32_t), cmp_uint32);
-	return n;
+	return enumerate_below(v, bits - 1, d < bits ? d : bits, 0, out, 0);
 }
 
 /* The keys from i on, one at a time (the tail of the unrolled loops). */

@@ -308,7 +308,8 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	uint64		lowmask = (UINT64CONST(1) << shift) - 1;
 	int			eper = HammingEntriesPerPage(width);
 	int			rho[HAMMING_TABLES];
-	uint32	   *buckets = palloc(sizeof(uint32) << dbits);
+	long		maxbuckets = 1;
+	uint32	   *buckets;
 	HammingCursor dircur = {InvalidBuffer, 0};
 	HammingCursor datacur = {InvalidBuffer, 0};
 	HammingCursor tidcur = {InvalidBuffer, 0};
@@ -316,6 +317,11 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	HammingCursor lookkeys = {InvalidBuffer, 0};
 
 	hamming_table_radii(radius, rho);
+	/* room for the buckets of the widest probe, not the whole directory */
+	for (int t = 0; t < HAMMING_TABLES; t++)
+		if (rho[t] >= 0)
+			maxbuckets = Max(maxbuckets, (long) (nddup_ham_ball_volume(dbits, rho[t]) + 0.5));
+	buckets = palloc(sizeof(uint32) * maxbuckets);
 	for (int t = 0; t < HAMMING_TABLES; t++)
 	{
 		uint64		tq = nddup_ham_table_key(qkey, t);
@@ -324,7 +330,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 		if (rho[t] < 0)
 			continue;
 		nb = nddup_ham_enumerate((uint32) (tq >> shift), dbits, rho[t],
-								 buckets, (long) 1 << dbits);
+								 buckets, maxbuckets);
 		for (long b = 0; b < nb; b++)
 		{
 			uint32		v = buckets[b];
