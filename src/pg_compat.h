@@ -78,9 +78,13 @@
  * RelFileNode (Relation.rd_node) to RelFileLocator (rd_locator).
  */
 #if PG_VERSION_NUM >= 160000
+#include "storage/relfilelocator.h"
 #define NDDUP_RELATION_LOCATOR(rel)	(&(rel)->rd_locator)
+typedef RelFileLocator NddupRelFileLocator;
 #else
+#include "storage/relfilenode.h"
 #define NDDUP_RELATION_LOCATOR(rel)	(&(rel)->rd_node)
+typedef RelFileNode NddupRelFileLocator;
 #endif
 
 /*

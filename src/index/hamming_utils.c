@@ -16,6 +16,7 @@
 #include "hamming.h"
 
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -201,6 +202,107 @@ hamming_gen_block(HammingGen *gen, uint32 lpage)
 }
 
 /*
+ * Where the pages of recently read generations were found in shared
+ * buffers: per logical page, the buffer that last held it.  A scan that
+ * reads the page again first tries that buffer (ReadRecentBuffer, which
+ * checks the buffer's tag under its header lock and pins it), skipping the
+ * look-up in the shared buffer mapping table that otherwise costs each
+ * page a few cache misses.  Only a hint: a buffer reused for another page
+ * fails the tag check, and the page is read the usual way.  Kept for the
+ * backend's lifetime for a few generations (4 bytes per page, for the
+ * first HAMMING_HINT_PAGES pages: at most 4 MB), keyed by the index's file,
+ * the generation's epoch and its size.
+ */
+#define HAMMING_HINT_SLOTS	4
+#define HAMMING_HINT_PAGES	(1 << 20)
+
+typedef struct HammingBufferHint
+{
+	NddupRelFileLocator locator;
+	uint64		epoch;			/* 0: slot unused */
+	uint32		npages;
+	uint32		nhints;			/* pages with a hint: min(npages, HAMMING_HINT_PAGES) */
+	Buffer	   *buffers;		/* nhints entries, InvalidBuffer = unknown */
+} HammingBufferHint;
+
+static HammingBufferHint buffer_hints[HAMMING_HINT_SLOTS];
+static int	buffer_hint_last;
+static int	buffer_hint_victim;
+
+/*
+ * The buffer hints of a generation (*nhints of them), made (replacing a
+ * slot) if needed; NULL for none.
+ */
+static Buffer *
+buffer_hint_array(HammingGen *gen, uint32 *nhints)
+{
+	const NddupRelFileLocator *locator = NDDUP_RELATION_LOCATOR(gen->index);
+	HammingBufferHint *h;
+
+	if (RelationUsesLocalBuffers(gen->index) || gen->info.npages == 0)
+		return NULL;
+	for (int i = 0; i < HAMMING_HINT_SLOTS; i++)
+	{
+		h = &buffer_hints[(buffer_hint_last + i) % HAMMING_HINT_SLOTS];
+		if (h->epoch == gen->info.epoch && h->npages == gen->info.npages &&
+			memcmp(&h->locator, locator, sizeof(NddupRelFileLocator)) == 0)
+		{
+			buffer_hint_last = (int) (h - buffer_hints);
+			*nhints = h->nhints;
+			return h->buffers;
+		}
+	}
+	h = &buffer_hints[buffer_hint_victim];
+	buffer_hint_victim = (buffer_hint_victim + 1) % HAMMING_HINT_SLOTS;
+	if (h->buffers != NULL)
+		pfree(h->buffers);
+	h->buffers = NULL;
+	h->epoch = 0;
+	h->nhints = Min(gen->info.npages, HAMMING_HINT_PAGES);
+	h->buffers = MemoryContextAllocExtended(TopMemoryContext,
+											sizeof(Buffer) * h->nhints,
+											MCXT_ALLOC_NO_OOM);
+	if (h->buffers == NULL)
+		return NULL;
+	/* InvalidBuffer is 0 */
+	memset(h->buffers, 0, sizeof(Buffer) * h->nhints);
+	h->locator = *locator;
+	h->epoch = gen->info.epoch;
+	h->npages = gen->info.npages;
+	buffer_hint_last = (int) (h - buffer_hints);
+	*nhints = h->nhints;
+	return h->buffers;
+}
+
+/*
+ * Pin block blkno, logical page lpage of the generation: through the
+ * buffer that last held it when it still does, else ReadBuffer.
+ */
+static Buffer
+read_gen_buffer(HammingGen *gen, uint32 lpage, BlockNumber blkno)
+{
+	uint32		nhints = 0;
+	Buffer	   *hints = buffer_hint_array(gen, &nhints);
+	Buffer		buf;
+
+	if (lpage >= nhints)
+		hints = NULL;
+	if (hints != NULL && BufferIsValid(hints[lpage]) &&
+		ReadRecentBuffer(*NDDUP_RELATION_LOCATOR(gen->index), MAIN_FORKNUM, blkno,
+						 hints[lpage]))
+	{
+		/* what ReadBuffer counts for a hit */
+		pgstat_count_buffer_read(gen->index);
+		pgstat_count_buffer_hit(gen->index);
+		return hints[lpage];
+	}
+	buf = ReadBuffer(gen->index, blkno);
+	if (hints != NULL)
+		hints[lpage] = buf;
+	return buf;
+}
+
+/*
  * The page of logical page lpage, pinned and share-locked in the cursor
  * (which keeps it until another page is asked for or it is released).
  */
@@ -219,7 +321,7 @@ hamming_cursor_read(HammingGen *gen, HammingCursor *cursor, uint32 lpage,
 		cursor->buf = InvalidBuffer;
 	}
 	blkno = hamming_gen_block(gen, lpage);
-	cursor->buf = ReadBuffer(gen->index, blkno);
+	cursor->buf = read_gen_buffer(gen, lpage, blkno);
 	LockBuffer(cursor->buf, BUFFER_LOCK_SHARE);
 	cursor->lpage = lpage;
 	page = BufferGetPage(cursor->buf);
