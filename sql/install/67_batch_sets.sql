@@ -48,3 +48,17 @@ CREATE FUNCTION @extschema@.shingleset_clusters(rel regclass, id_column name, se
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.shingleset_clusters(regclass, name, name, float8, name, boolean, text)
 	IS 'clusters of a relation by exact shingle-set resemblance, named after their earliest member (by order_column, else smallest id)';
+
+-- the relation form for calls whose arguments are all untyped (drivers that
+-- send every parameter as text): the threshold is a text here too, since
+-- the query form's fourth argument (the measure) is one and PostgreSQL would
+-- otherwise find the two forms equally good
+CREATE FUNCTION @extschema@.shingleset_clusters(rel text, id_column name, set_column name,
+	threshold text, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	measure text DEFAULT 'jaccard')
+	RETURNS TABLE (id bigint, cluster_id bigint)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	AS $$ SELECT * FROM @extschema@.shingleset_clusters(rel::regclass, id_column, set_column,
+		threshold::float8, order_column, singletons, measure) $$;
+COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, name, name, text, name, boolean, text)
+	IS 'the relation form, relation and threshold as texts: a call whose arguments are all untyped literals or parameters resolves to it';

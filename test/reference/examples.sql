@@ -177,6 +177,8 @@ SELECT * FROM shingleset_join('SELECT id, ss FROM docs WHERE id < 3', 'SELECT id
 SELECT * FROM shingleset_clusters('SELECT id, ss, created_at FROM docs', 0.5) ORDER BY id
 -- @ shingleset_clusters(regclass,name,name,double precision,name,boolean,text)
 SELECT * FROM shingleset_clusters('docs', 'id', 'ss', 0.5, 'created_at') ORDER BY id
+-- @ shingleset_clusters(text,name,name,text,name,boolean,text)
+SELECT * FROM shingleset_clusters('docs', 'id', 'ss', '0.5') ORDER BY id
 
 -- shingle sets
 -- @ shingle_set(text,integer,text)

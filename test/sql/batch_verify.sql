@@ -268,11 +268,13 @@ PREPARE untyped(unknown, unknown, unknown, unknown) AS
 	SELECT count(*) FROM hamming_clusters($1, $2, $3, $4);
 EXECUTE untyped('vt', 'id', 'fp', '16');
 DEALLOCATE untyped;
--- shingleset_clusters cannot tell its two forms apart from four untyped
--- literals (the query form's fourth argument is the measure, a text): the
--- threshold is written as a number
+-- shingleset_clusters too (its query form's fourth argument is a text, the
+-- measure): four untyped literals, or the threshold as a number, take the
+-- relation form
 SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5');
 SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', 0.5);
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5', NULL, 'false');
+SELECT count(*) FROM shingleset_clusters('no_such_table', 'id', 'sset', '0.5');
 
 DROP FUNCTION mdiff(text);
 DROP TABLE mtruth;
