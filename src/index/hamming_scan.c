@@ -372,7 +372,8 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 						continue;
 					prev = value;
 					have_prev = true;
-					if (covered_before(key, qkey, t, rho, shift))
+					if (covered_before(key, qkey, t, rho, shift) ||
+						__builtin_popcountll(key ^ qkey) <= s->lo)
 						continue;
 					lookup_key(s, gen, &lookdir, &lookkeys, &tidcur, key,
 							   __builtin_popcountll(key ^ qkey));
@@ -440,7 +441,8 @@ pass_list(Search *s, BlockNumber blkno, uint64 epoch, int hi, bool nulls)
 
 /*
  * One search pass over the whole index for rows with lo < distance to qkey
- * <= hi; use_tables may probe the generation's tables (only for lo < 0).
+ * <= hi; allow_tables lets it probe the generation's tables out to hi (the
+ * rows within lo are then found again and dropped).
  */
 static void
 search(HammingScanOpaque so, EmitMode mode, uint64 qkey, int lo, int hi,
@@ -459,8 +461,8 @@ search(HammingScanOpaque so, EmitMode mode, uint64 qkey, int lo, int hi,
 		HammingPlan plan;
 
 		hamming_plan_search((double) gen->info.keyed, gen->info.dbits,
-							lo < 0 && allow_tables ? hi : -1, 0, &plan);
-		if (lo < 0 && allow_tables && hamming_probe != HAMMING_PROBE_AUTO)
+							allow_tables ? hi : -1, 0, &plan);
+		if (allow_tables && hamming_probe != HAMMING_PROBE_AUTO)
 			plan.use_tables = (hamming_probe == HAMMING_PROBE_TABLES);
 		if (plan.use_tables)
 			probe_tables(&s, gen, qkey, hi);
@@ -550,6 +552,36 @@ first_probe_radius(HammingGen *gen)
 }
 
 /*
+ * The radius out to which a later batch of an ordered scan probes the
+ * tables, or -1 for a pass over every row instead: the smallest radius
+ * beyond the rows returned (done) where uniform fingerprints would give a
+ * quarter of a batch more rows, if probing out to it is cheaper than a
+ * pass (the k-nearest search of multi-index hashing: Norouzi, Punjani and
+ * Fleet 2012, s.4, radius by radius).  Large tables gain: at 10M rows the
+ * 10th neighbour of a random query is 13-14 bits away, a probe of 14 bits
+ * reads ~2,200 buckets where a pass reads 10M keys.  With
+ * nddup.hamming_probe = tables every batch probes, 4 bits at a time.
+ */
+static int
+next_probe_radius(HammingScanOpaque so)
+{
+	HammingGen *gen = &so->meta.gen;
+	double		keyed = (double) gen->info.keyed;
+	double		want = keyed * nddup_hamming_chance(so->done) + Max(so->batch / 4, 1);
+	int			r = so->done + 1;
+	HammingPlan plan;
+
+	if (hamming_probe == HAMMING_PROBE_ROWS || keyed <= 0)
+		return -1;
+	while (r < 64 && keyed * nddup_hamming_chance(r) < want)
+		r++;
+	if (hamming_probe == HAMMING_PROBE_TABLES)
+		return Min(r, so->done + 4);
+	hamming_plan_search(keyed, gen->info.dbits, r, 0, &plan);
+	return plan.use_tables ? r : -1;
+}
+
+/*
  * The next batch of an ordered scan without <@ conditions: all rows with
  * done < distance <= limit, limit as small as gives `batch` rows; false
  * when every row (and then every NULL row) has been returned.
@@ -591,6 +623,20 @@ next_batch(HammingScanOpaque so)
 			search(so, EMIT_HITS, so->order_key, -1, r, true);
 			sort_hits(so);
 			so->done = r;
+			MemoryContextSwitchTo(old);
+			return true;
+		}
+	}
+	else
+	{
+		int			r = next_probe_radius(so);
+
+		if (r > so->done)
+		{
+			search(so, EMIT_HITS, so->order_key, so->done, r, true);
+			sort_hits(so);
+			so->done = r;
+			so->batch = Min(so->batch * 4, 1000000);
 			MemoryContextSwitchTo(old);
 			return true;
 		}

@@ -216,6 +216,12 @@ SELECT hx_nearest(1, 2) AS nearest_1;
 SELECT hx_nearest(10) AS nearest_10;
 SELECT hx_nearest(150, 5) AS nearest_150;
 SELECT hx_full_order(9) AS whole_order;
+-- the same with every batch of the ordered scans probing the tables (the
+-- later batches probe the shell beyond the rows already returned)
+SET nddup.hamming_probe = tables;
+SELECT hx_nearest(150, 5) AS nearest_150_tables;
+SELECT hx_full_order(9) AS whole_order_tables;
+RESET nddup.hamming_probe;
 
 -- 3. inserts after the build go to the appendix (duplicates, NULLs, zeros)
 INSERT INTO hx SELECT i, hx_fp(i), 'y' FROM generate_series(5546, 6500) i;
@@ -368,6 +374,13 @@ SELECT count(*) FILTER (WHERE a = b) AS exact, count(*) AS centers FROM (
   SELECT (SELECT array_agg(d) FROM (SELECT fp <-> c.fp AS d FROM hx_big ORDER BY fp <-> c.fp LIMIT 10) s) AS a,
          (SELECT array_agg(d ORDER BY d) FROM (SELECT (fp <-> c.fp) AS d FROM hx_big ORDER BY 1 LIMIT 10) s) AS b
     FROM (SELECT fp FROM hx_big WHERE id % 15000 = 7 UNION ALL SELECT hashint8extended(-i, 3)::simhash64 FROM generate_series(1, 5) i) c) x;
+-- the same with the later batches probing the tables, as large tables do
+SET nddup.hamming_probe = tables;
+SELECT count(*) FILTER (WHERE a = b) AS exact, count(*) AS centers FROM (
+  SELECT (SELECT array_agg(d) FROM (SELECT fp <-> c.fp AS d FROM hx_big ORDER BY fp <-> c.fp LIMIT 10) s) AS a,
+         (SELECT array_agg(d ORDER BY d) FROM (SELECT (fp <-> c.fp) AS d FROM hx_big ORDER BY 1 LIMIT 10) s) AS b
+    FROM (SELECT fp FROM hx_big WHERE id % 15000 = 7 UNION ALL SELECT hashint8extended(-i, 3)::simhash64 FROM generate_series(1, 5) i) c) x;
+RESET nddup.hamming_probe;
 
 -- 10. other relations: unlogged (init fork), empty at build, temporary
 CREATE UNLOGGED TABLE hx_unlogged (id int, fp simhash64);
