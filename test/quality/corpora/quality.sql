@@ -139,6 +139,6 @@ BEGIN
 	SELECT * INTO r FROM nddup_recommend_threshold(rel::regclass, 'doc_id', 'skf');
 	INSERT INTO qrecommend VALUES (p_ds, 'minhash-filtered', r.threshold, r.radius, r.valley_found, r.candidate_pairs,
 		r.note, extract(epoch FROM clock_timestamp() - t0));
-	PERFORM q_score(p_ds, 'minhash-filtered', 'sim', ARRAY[0.3, r.threshold]);
+	PERFORM q_score(p_ds, 'minhash-filtered', 'sim', ARRAY[0.3, 0.25, r.threshold]);
 	RETURN true;
 END $$;
