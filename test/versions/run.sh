@@ -99,6 +99,8 @@ build_postgres() {
 		return 0
 	fi
 	echo "== building PostgreSQL $version from $SOURCE into $dir (logs: $dir/*.log)"
+	# a tree from git has no generated parser and scanner files
+	ensure_packages bison flex
 	rm -rf "$dir/build" "$PREFIX"
 	mkdir -p "$dir/build"
 	(
