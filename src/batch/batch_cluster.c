@@ -190,18 +190,21 @@ id_pass_runs(void *arg, char *records, uint64 count)
 }
 
 /*
- * State of the naming passes over sorted partitions.  Each component is a
- * run of records of one key (its root, mixed); the first pass finds the
+ * State of the naming passes.  Each component is a run of records of one
+ * key (its root, mixed) in the sorted partitions; the first pass finds the
  * run's earliest record and writes its id and the run's size, in run
- * order, to a file; the second pass reads them back in the same order and
- * emits the members.  A run may span several calls (a component larger
- * than work_mem), so the state of the current run is kept here.
+ * order, to one file, and every record's id, in the same order, to
+ * another; the second pass reads both back and emits the members.  A run
+ * may span several calls (a component larger than work_mem), so the state
+ * of the current run is kept here.
  */
 typedef struct NamePass
 {
 	BatchCall  *call;
 	bool		has_aux;
+	bool		compact;		/* records are (root, id) BatchRecs */
 	BufFile    *bests;			/* (id of the earliest, size), run by run */
+	BufFile    *members;		/* NameMember of every record, in run order */
 	bool		in_run;
 	uint64		key;			/* of the current run */
 	NameRec		best;			/* first pass: the earliest so far */
@@ -209,6 +212,22 @@ typedef struct NamePass
 	int64		best_id;		/* second pass: the run's read back */
 	uint64		best_size;
 } NamePass;
+
+/* A record as the first naming pass saw it, for the second. */
+typedef struct NameMember
+{
+	int64		id;
+	int64		bits;			/* NAME_RUN_START, NAME_REPEAT */
+} NameMember;
+
+/* The top bit flipped: ids in the order of their unsigned keys. */
+#define ID_KEY_FLIP			(UINT64CONST(1) << 63)
+
+#define NAME_RUN_START		1	/* the first record of its run */
+#define NAME_REPEAT			2	/* not the first row of its id */
+
+/* Members the second naming pass reads back at a time. */
+#define NAME_CHUNK			4096
 
 /* Is record a an earlier representative than record b? */
 static inline bool
@@ -243,71 +262,114 @@ static void
 name_find_runs(void *arg, char *records, uint64 count)
 {
 	NamePass   *pass = (NamePass *) arg;
-	NameRec    *recs = (NameRec *) records;
 
 	for (uint64 i = 0; i < count; i++)
 	{
+		NameMember	m;
+		NameRec		one;
+		const NameRec *rec;
+
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (pass->in_run && recs[i].key == pass->key)
+		if (pass->compact)
 		{
-			if (name_before(pass, &recs[i], &pass->best))
-				pass->best = recs[i];
-			pass->size += recs[i].repeat ? 0 : 1;
+			const BatchRec *c = (const BatchRec *) records + i;
+
+			memset(&one, 0, sizeof(one));
+			one.key = c->key;
+			one.id = (int64) (c->val ^ ID_KEY_FLIP);
+			rec = &one;
+		}
+		else
+			rec = (const NameRec *) records + i;
+		m.id = rec->id;
+		m.bits = rec->repeat ? NAME_REPEAT : 0;
+		if (pass->in_run && rec->key == pass->key)
+		{
+			if (name_before(pass, rec, &pass->best))
+				pass->best = *rec;
+			pass->size += rec->repeat ? 0 : 1;
+			BufFileWrite(pass->members, &m, sizeof(m));
 			continue;
 		}
 		name_flush_run(pass);
 		pass->in_run = true;
-		pass->key = recs[i].key;
-		pass->best = recs[i];
-		pass->size = recs[i].repeat ? 0 : 1;
-	}
-}
-
-/* Second naming pass: every member with its run's earliest id. */
-static void
-name_emit_runs(void *arg, char *records, uint64 count)
-{
-	NamePass   *pass = (NamePass *) arg;
-	NameRec    *recs = (NameRec *) records;
-
-	for (uint64 i = 0; i < count; i++)
-	{
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (!pass->in_run || recs[i].key != pass->key)
-		{
-			int64		pair[2];
-
-			if (BufFileRead(pass->bests, pair, sizeof(pair)) != sizeof(pair))
-				elog(ERROR, "clusters of %s: the runs of the two passes differ",
-					 pass->call->fname);
-			pass->in_run = true;
-			pass->key = recs[i].key;
-			pass->best_id = pair[0];
-			pass->best_size = (uint64) pair[1];
-		}
-		if (!recs[i].repeat && (pass->call->singletons || pass->best_size > 1))
-			batch_put_cluster(pass->call, recs[i].id, pass->best_id);
+		pass->key = rec->key;
+		pass->best = *rec;
+		pass->size = rec->repeat ? 0 : 1;
+		m.bits |= NAME_RUN_START;
+		BufFileWrite(pass->members, &m, sizeof(m));
 	}
 }
 
 /*
+ * Second naming pass: the n members, read back in run order, each with its
+ * run's earliest id.
+ */
+static void
+name_emit_members(NamePass *pass, uint64 n)
+{
+	NameMember *chunk = palloc(NAME_CHUNK * sizeof(NameMember));
+
+	batch_file_rewind(pass->bests);
+	batch_file_rewind(pass->members);
+	for (uint64 done = 0; done < n;)
+	{
+		uint64		m = Min((uint64) NAME_CHUNK, n - done);
+
+		batch_file_read(pass->members, chunk, m * sizeof(NameMember));
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < m; i++)
+		{
+			if (chunk[i].bits & NAME_RUN_START)
+			{
+				int64		pair[2];
+
+				if (BufFileRead(pass->bests, pair, sizeof(pair)) != sizeof(pair))
+					elog(ERROR, "clusters of %s: the runs of the two passes differ",
+						 pass->call->fname);
+				pass->best_id = pair[0];
+				pass->best_size = (uint64) pair[1];
+			}
+			if (!(chunk[i].bits & NAME_REPEAT) &&
+				(pass->call->singletons || pass->best_size > 1))
+				batch_put_cluster(pass->call, chunk[i].id, pass->best_id);
+		}
+		done += m;
+	}
+	pfree(chunk);
+}
+
+/*
  * Partition the naming records of the rows: every row competes for the
- * earliest, the first row of each id is emitted.
+ * earliest, the first row of each id is emitted.  Rows without order keys
+ * whose ids arrived ascending (none repeated) need only (root, id): compact
+ * records of 16 bytes, sorted in place by (root, id), which is their
+ * arrival order within a root.
  */
 static BatchPartitions *
-name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup)
+name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup,
+				bool compact)
 {
 	BatchPartitions *parts;
 	BatchRow	row;
 
-	parts = batch_partitions_begin(rows->call, sizeof(NameRec), rows->nrows,
-								   rows->call->mem_limit);
+	parts = batch_partitions_begin(rows->call, compact ? sizeof(BatchRec) : sizeof(NameRec),
+								   rows->nrows, rows->call->mem_limit);
 	batch_rows_rewind(rows);
 	while (batch_rows_next(rows, &row))
 	{
 		NameRec		rec;
+
+		if (compact)
+		{
+			BatchRec	c;
+
+			c.key = nddup_fmix64(batch_uf_find(uf, row.row));
+			c.val = (uint64) row.id ^ ID_KEY_FLIP;
+			batch_partitions_put(parts, &c);
+			continue;
+		}
 
 		/* mixed, so that the components spread over the partitions */
 		rec.key = nddup_fmix64(batch_uf_find(uf, row.row));
@@ -324,8 +386,8 @@ name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup)
  * The clusters of spilled rows: the same rules as finish_in_memory, with
  * the id sort and the grouping by component done by partitioning records
  * into temporary files (batch_sort.c); the union-find and a bit per row
- * stay in memory.  The naming records are partitioned twice, the same way,
- * so that both passes see the runs in the same order.
+ * stay in memory.  The naming records are partitioned and sorted once; the
+ * second pass reads the members back in the order the first one saw them.
  */
 static void
 finish_spilled(BatchRows *rows, BatchUnionFind *uf)
@@ -360,20 +422,16 @@ finish_spilled(BatchRows *rows, BatchUnionFind *uf)
 	memset(&npass, 0, sizeof(npass));
 	npass.call = call;
 	npass.has_aux = rows->has_aux;
+	npass.compact = !rows->has_aux && rows->ids_ascending;
 	npass.bests = BufFileCreateTemp(false);
-	parts = name_partitions(rows, uf, dup);
+	npass.members = BufFileCreateTemp(false);
+	parts = name_partitions(rows, uf, dup, npass.compact);
 	batch_partitions_sort_each(parts, name_find_runs, &npass, false);
 	batch_partitions_end(parts);
 	name_flush_run(&npass);
-	if (BufFileSeek(npass.bests, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind a temporary file of the batch function")));
-	npass.in_run = false;
-	parts = name_partitions(rows, uf, dup);
-	batch_partitions_sort_each(parts, name_emit_runs, &npass, false);
-	batch_partitions_end(parts);
+	name_emit_members(&npass, rows->nrows);
 	BufFileClose(npass.bests);
+	BufFileClose(npass.members);
 	pfree(dup);
 }
 

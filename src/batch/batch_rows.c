@@ -337,6 +337,32 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 	return true;
 }
 
+/*
+ * Row r of a spilled store whose rows have no extra part, read at random
+ * (its records have one size, so r's offset is known).  Reading the rows in
+ * order takes a rewind after it.  The payload stays valid until the next
+ * call.
+ */
+void
+batch_rows_fetch(BatchRows *rows, uint32 r, BatchRow *row)
+{
+	Assert(rows->spilled && !rows->has_extra && r < rows->nrows);
+	/* an offset past the first segment is carried into the later ones */
+	if (BufFileSeek(rows->file, 0, (off_t) r * rows->record_size, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in a temporary file of the batch function")));
+	if (!read_record(rows->file, rows->record, rows->record_size))
+		elog(ERROR, "temporary file of %s ended before row %u", rows->call->fname, r);
+	row->row = r;
+	memcpy(&row->id, rows->record, sizeof(int64));
+	memcpy(&row->aux, rows->record + 8, sizeof(int64));
+	row->flags = (uint8) rows->record[16];
+	row->payload = rows->record + RECORD_HEADER;
+	row->extra = NULL;
+	row->extra_len = 0;
+}
+
 /* Release the store's memory and file. */
 void
 batch_rows_free(BatchRows *rows)

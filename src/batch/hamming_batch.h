@@ -147,6 +147,25 @@ hamming_rows_verified(HammingBatch *hb, uint32 ra, uint32 rb)
 							 b, blen, hb->rows.flags[rb], &similarity);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BATCH_POPCNT_DISPATCH 1
+
+/*
+ * Has the CPU the POPCNT instruction?  The build does not assume it
+ * (-mpopcnt is not in the flags), so the loops that count bits come in a
+ * variant compiled for it, chosen by this.
+ */
+static inline bool
+hamming_have_popcnt(void)
+{
+	static int	have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("popcnt") ? 1 : 0;
+	return have == 1;
+}
+#endif
+
 /* hamming_memory.c: the in-memory path */
 extern void hamming_group_fingerprints(HammingBatch *hb);
 extern void hamming_tables_in_memory(HammingBatch *hb);

@@ -293,6 +293,21 @@ SELECT variant, count(*) AS rows,
 						   EXCEPT ALL SELECT * FROM mem_clusters m WHERE m.variant = v.variant) y) AS extra
 FROM mem_clusters v GROUP BY variant ORDER BY variant;
 DROP TABLE mem_clusters, spill_clusters;
+-- 6,000 fingerprints sharing their top 48 bits: the table keyed by the top
+-- half is one run, larger than work_mem, handed over whole (its partition
+-- cannot be split by the key's lower bits); the same clusters
+CREATE TABLE top_fp AS
+SELECT g AS id, ('x' || substr(md5('top' || g), 1, 4))::bit(16)::integer::bigint::simhash64 AS fp
+FROM generate_series(1, 6000) g;
+CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+SET work_mem = '64kB';
+CREATE TABLE top_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+RESET work_mem;
+SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
+	(SELECT count(*) FROM (TABLE top_mem EXCEPT ALL TABLE top_spill) x) AS missing,
+	(SELECT count(*) FROM (TABLE top_spill EXCEPT ALL TABLE top_mem) y) AS extra
+FROM top_mem;
+DROP TABLE top_fp, top_mem, top_spill;
 
 -- statement_timeout stops a long run
 SET statement_timeout = '300ms';
