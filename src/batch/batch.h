@@ -279,6 +279,9 @@ typedef struct BatchPartitions
 	uint64		total;
 	char	   *stage;			/* small records gathered per partition */
 	uint32	   *staged;			/* bytes gathered per partition */
+	struct BatchPartitions *root;	/* the first level (itself, or split from) */
+	bool		more_of_key;	/* root: during a call, the last key's
+								 * records go on in the next call */
 } BatchPartitions;
 
 extern void batch_file_rewind(BufFile *file);
@@ -300,7 +303,8 @@ extern void batch_partitions_put(BatchPartitions *parts, const void *record);
  * in place as BatchRecs, by their second 8 bytes then).  The
  * records of one key come in one call when whole_runs is asked for;
  * otherwise a key with more records than the limit holds comes in several
- * consecutive calls, and the callback keeps the state of its current key.
+ * consecutive calls, and the callback keeps the state of its current key
+ * (the first level's more_of_key is true during every call but the last).
  */
 typedef void (*BatchRunsCallback) (void *arg, char *records, uint64 count);
 

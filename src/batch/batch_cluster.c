@@ -190,43 +190,37 @@ id_pass_runs(void *arg, char *records, uint64 count)
 }
 
 /*
- * State of the naming passes.  Each component is a run of records of one
- * key (its root, mixed) in the sorted partitions; the first pass finds the
- * run's earliest record and writes its id and the run's size, in run
- * order, to one file, and every record's id, in the same order, to
- * another; the second pass reads both back and emits the members.  A run
- * may span several calls (a component larger than work_mem), so the state
- * of the current run is kept here.
+ * State of the naming pass.  Each component is a run of records of one key
+ * (its root, mixed) in the sorted partitions, and a run lies whole in one
+ * call of the callback, which finds its earliest record and emits its
+ * members at once; except a component larger than work_mem, handed over in
+ * pieces: its members wait in a file until its last piece.
  */
 typedef struct NamePass
 {
 	BatchCall  *call;
 	bool		has_aux;
 	bool		compact;		/* records are (root, id) BatchRecs */
-	BufFile    *bests;			/* (id of the earliest, size), run by run */
-	BufFile    *members;		/* NameMember of every record, in run order */
-	bool		in_run;
-	uint64		key;			/* of the current run */
-	NameRec		best;			/* first pass: the earliest so far */
-	uint64		size;
-	int64		best_id;		/* second pass: the run's read back */
-	uint64		best_size;
+	BatchPartitions *parts;		/* says whether a run goes on */
+	bool		in_run;			/* a run goes on from the last call */
+	uint64		key;			/* of that run */
+	NameRec		best;			/* its earliest record so far */
+	uint64		size;			/* its distinct ids so far */
+	BufFile    *waiting;		/* its members (NameMember) */
+	uint64		nwaiting;
 } NamePass;
 
-/* A record as the first naming pass saw it, for the second. */
+/* A member of a run that goes on, kept until its last piece. */
 typedef struct NameMember
 {
 	int64		id;
-	int64		bits;			/* NAME_RUN_START, NAME_REPEAT */
+	int64		repeat;			/* not the first row of its id */
 } NameMember;
 
 /* The top bit flipped: ids in the order of their unsigned keys. */
 #define ID_KEY_FLIP			(UINT64CONST(1) << 63)
 
-#define NAME_RUN_START		1	/* the first record of its run */
-#define NAME_REPEAT			2	/* not the first row of its id */
-
-/* Members the second naming pass reads back at a time. */
+/* Members read back at a time. */
 #define NAME_CHUNK			4096
 
 /* Is record a an earlier representative than record b? */
@@ -243,101 +237,136 @@ name_before(const NamePass *pass, const NameRec *a, const NameRec *b)
 	return a->id < b->id;
 }
 
-/* Write the finished run's earliest id and size to the bests file. */
-static void
-name_flush_run(NamePass *pass)
+/* Record i of a call, as a NameRec (compact records are expanded in *one). */
+static inline const NameRec *
+name_record(const NamePass *pass, const char *records, uint64 i, NameRec *one)
 {
-	int64		pair[2];
+	const BatchRec *c;
+
+	if (!pass->compact)
+		return (const NameRec *) records + i;
+	c = (const BatchRec *) records + i;
+	memset(one, 0, sizeof(*one));
+	one->key = c->key;
+	one->id = (int64) (c->val ^ ID_KEY_FLIP);
+	return one;
+}
+
+/* Emit a member of a component of size distinct ids named best_id. */
+static inline void
+name_emit(NamePass *pass, int64 id, bool repeat, int64 best_id, uint64 size)
+{
+	if (!repeat && (pass->call->singletons || size > 1))
+		batch_put_cluster(pass->call, id, best_id);
+}
+
+/* Emit the members of the run that went on, from its file. */
+static void
+name_finish_waiting(NamePass *pass)
+{
+	NameMember *chunk;
 
 	if (!pass->in_run)
 		return;
-	pair[0] = pass->best.id;
-	pair[1] = (int64) pass->size;
-	BufFileWrite(pass->bests, pair, sizeof(pair));
 	pass->in_run = false;
-}
-
-/* First naming pass: the earliest record and the size of every run. */
-static void
-name_find_runs(void *arg, char *records, uint64 count)
-{
-	NamePass   *pass = (NamePass *) arg;
-
-	for (uint64 i = 0; i < count; i++)
+	if (pass->nwaiting == 0)
+		return;
+	chunk = palloc(NAME_CHUNK * sizeof(NameMember));
+	batch_file_rewind(pass->waiting);
+	for (uint64 done = 0; done < pass->nwaiting;)
 	{
-		NameMember	m;
-		NameRec		one;
-		const NameRec *rec;
+		uint64		m = Min((uint64) NAME_CHUNK, pass->nwaiting - done);
 
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (pass->compact)
-		{
-			const BatchRec *c = (const BatchRec *) records + i;
-
-			memset(&one, 0, sizeof(one));
-			one.key = c->key;
-			one.id = (int64) (c->val ^ ID_KEY_FLIP);
-			rec = &one;
-		}
-		else
-			rec = (const NameRec *) records + i;
-		m.id = rec->id;
-		m.bits = rec->repeat ? NAME_REPEAT : 0;
-		if (pass->in_run && rec->key == pass->key)
-		{
-			if (name_before(pass, rec, &pass->best))
-				pass->best = *rec;
-			pass->size += rec->repeat ? 0 : 1;
-			BufFileWrite(pass->members, &m, sizeof(m));
-			continue;
-		}
-		name_flush_run(pass);
-		pass->in_run = true;
-		pass->key = rec->key;
-		pass->best = *rec;
-		pass->size = rec->repeat ? 0 : 1;
-		m.bits |= NAME_RUN_START;
-		BufFileWrite(pass->members, &m, sizeof(m));
-	}
-}
-
-/*
- * Second naming pass: the n members, read back in run order, each with its
- * run's earliest id.
- */
-static void
-name_emit_members(NamePass *pass, uint64 n)
-{
-	NameMember *chunk = palloc(NAME_CHUNK * sizeof(NameMember));
-
-	batch_file_rewind(pass->bests);
-	batch_file_rewind(pass->members);
-	for (uint64 done = 0; done < n;)
-	{
-		uint64		m = Min((uint64) NAME_CHUNK, n - done);
-
-		batch_file_read(pass->members, chunk, m * sizeof(NameMember));
+		batch_file_read(pass->waiting, chunk, m * sizeof(NameMember));
 		CHECK_FOR_INTERRUPTS();
 		for (uint64 i = 0; i < m; i++)
-		{
-			if (chunk[i].bits & NAME_RUN_START)
-			{
-				int64		pair[2];
-
-				if (BufFileRead(pass->bests, pair, sizeof(pair)) != sizeof(pair))
-					elog(ERROR, "clusters of %s: the runs of the two passes differ",
-						 pass->call->fname);
-				pass->best_id = pair[0];
-				pass->best_size = (uint64) pair[1];
-			}
-			if (!(chunk[i].bits & NAME_REPEAT) &&
-				(pass->call->singletons || pass->best_size > 1))
-				batch_put_cluster(pass->call, chunk[i].id, pass->best_id);
-		}
+			name_emit(pass, chunk[i].id, chunk[i].repeat != 0, pass->best.id,
+					  pass->size);
 		done += m;
 	}
 	pfree(chunk);
+	BufFileClose(pass->waiting);
+	pass->waiting = NULL;
+	pass->nwaiting = 0;
+}
+
+/*
+ * Partition callback of the naming pass: the earliest record and the size
+ * of each run, then its members with the earliest's id.
+ */
+static void
+name_runs(void *arg, char *records, uint64 count)
+{
+	NamePass   *pass = (NamePass *) arg;
+	bool		goes_on = pass->parts->more_of_key;
+
+	for (uint64 s = 0; s < count;)
+	{
+		NameRec		one;
+		const NameRec *first = name_record(pass, records, s, &one);
+		uint64		key = first->key;
+		NameRec		best = *first;
+		uint64		size = 0;
+		uint64		e = s;
+		bool		complete;
+
+		CHECK_FOR_INTERRUPTS();
+		if (pass->in_run && key != pass->key)
+			name_finish_waiting(pass);
+		if (pass->in_run)
+		{
+			best = pass->best;
+			size = pass->size;
+		}
+		for (; e < count; e++)
+		{
+			const NameRec *rec = name_record(pass, records, e, &one);
+
+			if (rec->key != key)
+				break;
+			if (name_before(pass, rec, &best))
+				best = *rec;
+			size += rec->repeat ? 0 : 1;
+		}
+		complete = e < count || !goes_on;
+		if (complete && !pass->in_run)
+		{
+			/* the whole run is here */
+			for (uint64 i = s; i < e; i++)
+			{
+				const NameRec *rec = name_record(pass, records, i, &one);
+
+				name_emit(pass, rec->id, rec->repeat != 0, best.id, size);
+			}
+			s = e;
+			continue;
+		}
+		/* a piece of a run larger than work_mem: its members wait */
+		if (pass->waiting == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(pass->call->cxt);
+
+			pass->waiting = BufFileCreateTemp(false);
+			MemoryContextSwitchTo(old);
+		}
+		for (uint64 i = s; i < e; i++)
+		{
+			const NameRec *rec = name_record(pass, records, i, &one);
+			NameMember	m;
+
+			m.id = rec->id;
+			m.repeat = rec->repeat;
+			BufFileWrite(pass->waiting, &m, sizeof(m));
+			pass->nwaiting++;
+		}
+		pass->in_run = true;
+		pass->key = key;
+		pass->best = best;
+		pass->size = size;
+		if (complete)
+			name_finish_waiting(pass);
+		s = e;
+	}
 }
 
 /*
@@ -386,8 +415,8 @@ name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup,
  * The clusters of spilled rows: the same rules as finish_in_memory, with
  * the id sort and the grouping by component done by partitioning records
  * into temporary files (batch_sort.c); the union-find and a bit per row
- * stay in memory.  The naming records are partitioned and sorted once; the
- * second pass reads the members back in the order the first one saw them.
+ * stay in memory.  The naming records are partitioned and sorted once, and
+ * each component named and emitted as its run comes.
  */
 static void
 finish_spilled(BatchRows *rows, BatchUnionFind *uf)
@@ -423,15 +452,11 @@ finish_spilled(BatchRows *rows, BatchUnionFind *uf)
 	npass.call = call;
 	npass.has_aux = rows->has_aux;
 	npass.compact = !rows->has_aux && rows->ids_ascending;
-	npass.bests = BufFileCreateTemp(false);
-	npass.members = BufFileCreateTemp(false);
 	parts = name_partitions(rows, uf, dup, npass.compact);
-	batch_partitions_sort_each(parts, name_find_runs, &npass, false);
+	npass.parts = parts;
+	batch_partitions_sort_each(parts, name_runs, &npass, false);
 	batch_partitions_end(parts);
-	name_flush_run(&npass);
-	name_emit_members(&npass, rows->nrows);
-	BufFileClose(npass.bests);
-	BufFileClose(npass.members);
+	name_finish_waiting(&npass);
 	pfree(dup);
 }
 

@@ -412,6 +412,7 @@ partitions_new(BatchCall *call, int record_size, uint64 expected,
 	parts->mem_limit = mem_limit;
 	parts->shift = shift;
 	parts->key_bits = key_bits;
+	parts->root = parts;
 	/* enough partitions that each one is sorted within the limit */
 	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
 		bits++;
@@ -634,8 +635,11 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 			got += step;
 			CHECK_FOR_INTERRUPTS();
 		}
+		/* the key's records go on in the next call? */
+		parts->root->more_of_key = done + m < n;
 		callback(arg, buf, m);
 	}
+	parts->root->more_of_key = false;
 	pfree(buf);
 }
 
@@ -678,8 +682,11 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			bool		same = true;
 
 			if (parts->shift + parts->bits < parts->key_bits)
+			{
 				sub = partitions_new(parts->call, rs, n, parts->mem_limit,
 									 parts->shift + parts->bits, parts->key_bits);
+				sub->root = parts->root;
+			}
 			batch_file_rewind(file);
 			for (uint64 i = 0; i < n; i++)
 			{
@@ -771,6 +778,7 @@ partitions_new_var(BatchCall *call, double expected_bytes, int64 mem_limit, int 
 	parts->mem_limit = mem_limit;
 	parts->shift = shift;
 	parts->key_bits = 64;
+	parts->root = parts;
 	parts->bits = Min(bits, 64 - shift);
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << parts->bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
