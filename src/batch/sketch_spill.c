@@ -42,6 +42,14 @@ typedef struct BandRec
 /* Where the band's number is in BandRec.flags. */
 #define BAND_SHIFT				8
 
+/*
+ * An entry of an exact search (no join) is 8 bytes: the top ENTRY_KEY_BITS
+ * bits of the band's key (mixed with its number) above the row.  Keys that
+ * collide only add candidates, which their estimate then turns down: the
+ * exact search reports every pair whose estimate reaches the threshold.
+ */
+#define ENTRY_KEY_BITS			32
+
 /* State of the spilled min-hash search. */
 typedef struct SpillSearch
 {
@@ -197,6 +205,48 @@ band_runs(void *arg, char *records, uint64 count)
 }
 
 /*
+ * Partition callback of the bands of an exact search (8-byte entries):
+ * every pair of rows inside a run of one key is a candidate.
+ */
+static void
+entry_runs(void *arg, char *records, uint64 count)
+{
+	SpillSearch *ss = (SpillSearch *) arg;
+	SketchBatch *sb = ss->sb;
+	uint64	   *ent = (uint64 *) records;
+
+	for (uint64 s = 0; s < count;)
+	{
+		uint64		e = s + 1;
+		uint64		key = ent[s] >> ENTRY_KEY_BITS;
+
+		while (e < count && (ent[e] >> ENTRY_KEY_BITS) == key)
+			e++;
+		for (uint64 a = s; a + 1 < e; a++)
+		{
+			uint32		ra = (uint32) ent[a];
+
+			CHECK_FOR_INTERRUPTS();
+			for (uint64 b = a + 1; b < e; b++)
+			{
+				uint32		rb = (uint32) ent[b];
+
+				/* two bands of one row whose keys collide */
+				if (ra == rb)
+					continue;
+				if (sb->call->mode == BATCH_CLUSTER &&
+					batch_uf_find(&sb->uf, ra) == batch_uf_find(&sb->uf, rb))
+					continue;
+				batch_pairs_add(ss->pairs, ra, rb);
+			}
+		}
+		if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		s = e;
+	}
+}
+
+/*
  * The key of band j of a row: the key of its values, mixed with j, so that
  * the entries of all bands can share partitions.
  */
@@ -214,15 +264,15 @@ band_entry_key(const uint32 *values, int j, int r)
  * would; else as many as one level of partitions sorts.
  */
 static int
-bands_per_pass(SketchBatch *sb, uint64 nentered)
+bands_per_pass(SketchBatch *sb, uint64 nentered, int entry_size)
 {
 	BatchRows  *rows = &sb->rows;
-	double		cap = (double) batch_partitions_capacity(sizeof(BandRec),
+	double		cap = (double) batch_partitions_capacity(entry_size,
 														 sb->call->mem_limit);
 	double		entries = (double) nentered * sb->nbands;
 	double		passes = ceil(entries / Max(cap, 1.0));
 	double		row_bytes = (double) rows->nrows * rows->record_size;
-	double		split_bytes = 2.0 * entries * sizeof(BandRec);
+	double		split_bytes = 2.0 * entries * entry_size;
 
 	if (passes <= 1 || row_bytes * (passes - 1) > split_bytes)
 		return sb->nbands;
@@ -321,6 +371,8 @@ sketch_pairs_spilled(SketchBatch *sb)
 	SpillSearch ss;
 	int			r = sb->nrowsband;
 	int			per_pass;
+	bool		short_entries = sb->exact && call->mode != BATCH_JOIN;
+	int			entry_size = short_entries ? sizeof(uint64) : sizeof(BandRec);
 
 	if (sb->emin == 0 && call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
@@ -356,17 +408,23 @@ sketch_pairs_spilled(SketchBatch *sb)
 	ss.nentered = rows->nrows - ss.nmember;
 
 	/* candidates of every band, a group of bands per pass over the rows */
-	per_pass = bands_per_pass(sb, ss.nentered);
-	batch_log_time(call, "%s: %d bands of %llu rows, %d bands per pass over the rows",
+	per_pass = bands_per_pass(sb, ss.nentered, entry_size);
+	batch_log_time(call, "%s: %d bands of %llu rows, %d bands per pass over the rows, %d-byte entries",
 				   call->fname, sb->nbands, (unsigned long long) ss.nentered,
-				   per_pass);
+				   per_pass, entry_size);
 	for (int j0 = 0; j0 < sb->nbands; j0 += per_pass)
 	{
 		int			j1 = Min(j0 + per_pass, sb->nbands);
-		BatchPartitions *band = batch_partitions_begin(call, sizeof(BandRec),
-													   ss.nentered * (j1 - j0),
-													   call->mem_limit);
+		uint64		expected = ss.nentered * (j1 - j0);
+		BatchPartitions *band;
 		BatchRow	row;
+
+		if (short_entries)
+			band = batch_partitions_begin_prefix(call, sizeof(uint64), expected,
+												 call->mem_limit, ENTRY_KEY_BITS);
+		else
+			band = batch_partitions_begin(call, sizeof(BandRec), expected,
+										  call->mem_limit);
 
 		batch_rows_rewind(rows);
 		while (batch_rows_next(rows, &row))
@@ -381,11 +439,20 @@ sketch_pairs_spilled(SketchBatch *sb)
 			for (int j = j0; j < j1; j++)
 			{
 				rec.key = band_entry_key((const uint32 *) row.payload, j, r);
+				if (short_entries)
+				{
+					uint64		entry = (rec.key >> ENTRY_KEY_BITS << ENTRY_KEY_BITS) |
+						row.row;
+
+					batch_partitions_put(band, &entry);
+					continue;
+				}
 				rec.flags = row.flags | ((uint32) j << BAND_SHIFT);
 				batch_partitions_put(band, &rec);
 			}
 		}
-		batch_partitions_sort_each(band, band_runs, &ss, true);
+		batch_partitions_sort_each(band, short_entries ? entry_runs : band_runs,
+								   &ss, true);
 		batch_partitions_end(band);
 		batch_report_progress(call, "band", j1, sb->nbands);
 	}

@@ -258,11 +258,14 @@ SELECT variant, count(*) AS rows,
 						   EXCEPT ALL SELECT * FROM sp_mem m WHERE m.variant = v.variant) y) AS extra
 FROM sp_mem v GROUP BY variant ORDER BY variant;
 DROP TABLE sp_mem, sp_spill;
--- 12,880 sketches (each document with one of 7 words appended) at 64kB: the
--- entries of the 65 bands take two passes over the rows; the same clusters
+-- the documents and 24,000 unrelated ones at 64kB: the entries of the 65
+-- bands take two passes over the rows; the same clusters
 CREATE TABLE sp_more AS
-SELECT id + 100000 * r AS id, minhash(body || ' ' || r) AS s
-FROM sp_docs, generate_series(0, 6) r;
+SELECT id, s FROM sp_docs
+UNION ALL
+SELECT 100000 + g, minhash((SELECT string_agg(substr(md5('m' || g || '/' || j), 1, 6), ' ')
+							FROM generate_series(1, 20) j))
+FROM generate_series(1, 24000) g;
 CREATE TABLE sp_more_mem AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5);
 SET work_mem = '64kB';
 SET nddup.progress = on;
