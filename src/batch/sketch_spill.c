@@ -43,12 +43,12 @@ typedef struct BandRec
 #define BAND_SHIFT				8
 
 /*
- * An entry of an exact search (no join) is 8 bytes: the top ENTRY_KEY_BITS
- * bits of the band's key (mixed with its number) above the row.  Keys that
- * collide only add candidates, which their estimate then turns down: the
- * exact search reports every pair whose estimate reaches the threshold.
+ * An entry of an exact search (no join) is 8 bytes: the top bits of the
+ * band's key (mixed with its number) above the row number, which takes the
+ * bits the number of rows needs (20 for 1M rows, so 44 bits of key).  Keys
+ * that collide only add candidates, which their estimate then turns down:
+ * the exact search reports every pair whose estimate reaches the threshold.
  */
-#define ENTRY_KEY_BITS			32
 
 /* State of the spilled min-hash search. */
 typedef struct SpillSearch
@@ -64,6 +64,7 @@ typedef struct SpillSearch
 	bool		leader_read;	/* its values are in leader */
 	uint64		nmember;		/* grouping: rows that joined a group */
 	uint64		nentered;		/* rows entered in the bands, at most */
+	int			row_bits;		/* 8-byte entries: bits of the row number */
 } SpillSearch;
 
 /* Is bit i of a bitmap set? */
@@ -214,22 +215,24 @@ entry_runs(void *arg, char *records, uint64 count)
 	SpillSearch *ss = (SpillSearch *) arg;
 	SketchBatch *sb = ss->sb;
 	uint64	   *ent = (uint64 *) records;
+	int			rb_bits = ss->row_bits;
+	uint64		row_mask = (UINT64CONST(1) << rb_bits) - 1;
 
 	for (uint64 s = 0; s < count;)
 	{
 		uint64		e = s + 1;
-		uint64		key = ent[s] >> ENTRY_KEY_BITS;
+		uint64		key = ent[s] >> rb_bits;
 
-		while (e < count && (ent[e] >> ENTRY_KEY_BITS) == key)
+		while (e < count && (ent[e] >> rb_bits) == key)
 			e++;
 		for (uint64 a = s; a + 1 < e; a++)
 		{
-			uint32		ra = (uint32) ent[a];
+			uint32		ra = (uint32) (ent[a] & row_mask);
 
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
-				uint32		rb = (uint32) ent[b];
+				uint32		rb = (uint32) (ent[b] & row_mask);
 
 				/* two bands of one row whose keys collide */
 				if (ra == rb)
@@ -408,6 +411,9 @@ sketch_pairs_spilled(SketchBatch *sb)
 	ss.nentered = rows->nrows - ss.nmember;
 
 	/* candidates of every band, a group of bands per pass over the rows */
+	ss.row_bits = 1;
+	while (ss.row_bits < 32 && (UINT64CONST(1) << ss.row_bits) < rows->nrows)
+		ss.row_bits++;
 	per_pass = bands_per_pass(sb, ss.nentered, entry_size);
 	batch_log_time(call, "%s: %d bands of %llu rows, %d bands per pass over the rows, %d-byte entries",
 				   call->fname, sb->nbands, (unsigned long long) ss.nentered,
@@ -421,7 +427,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 
 		if (short_entries)
 			band = batch_partitions_begin_prefix(call, sizeof(uint64), expected,
-												 call->mem_limit, ENTRY_KEY_BITS);
+												 call->mem_limit, 64 - ss.row_bits);
 		else
 			band = batch_partitions_begin(call, sizeof(BandRec), expected,
 										  call->mem_limit);
@@ -441,7 +447,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 				rec.key = band_entry_key((const uint32 *) row.payload, j, r);
 				if (short_entries)
 				{
-					uint64		entry = (rec.key >> ENTRY_KEY_BITS << ENTRY_KEY_BITS) |
+					uint64		entry = (rec.key >> ss.row_bits << ss.row_bits) |
 						row.row;
 
 					batch_partitions_put(band, &entry);
