@@ -284,6 +284,7 @@ typedef struct BatchPartitions
 								 * records go on in the next call */
 } BatchPartitions;
 
+extern void batch_error_run_too_large(BatchCall *call, uint64 n, int rs);
 extern void batch_file_rewind(BufFile *file);
 extern void batch_file_read(BufFile *file, void *buf, size_t size);
 extern BatchPartitions *batch_partitions_begin(BatchCall *call, int record_size,

@@ -593,6 +593,22 @@ sort_records(const char *buf, char *out, uint64 n, int record_size, int skip)
 }
 
 /*
+ * Raise 54000 for a run of n records of rs bytes sharing one key, which
+ * must be in memory at once and takes more than 2 x work_mem.
+ */
+void
+batch_error_run_too_large(BatchCall *call, uint64 n, int rs)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%s: %llu rows share one key, more than work_mem (%d kB) holds",
+					call->fname, (unsigned long long) n, work_mem),
+			 errdetail("The rows that share a key are compared with each other in memory."),
+			 errhint("Raise work_mem for this session, for example SET work_mem = '%.0fMB';",
+					 (double) n * rs / (2.0 * 1024.0 * 1024.0) + 1)));
+}
+
+/*
  * Hand a partition whose records all share one key to the callback: whole
  * when whole_runs is asked for (an error beyond twice the limit: every pair
  * of such a run is compared in memory, and would be billions of pairs
@@ -607,13 +623,7 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 	char	   *buf;
 
 	if (whole_runs && (double) n * rs > 2.0 * parts->mem_limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: %llu rows share one key, more than work_mem (%d kB) holds",
-						parts->call->fname, (unsigned long long) n, work_mem),
-				 errdetail("The rows that share a key are compared with each other in memory."),
-				 errhint("Raise work_mem for this session, for example SET work_mem = '%.0fMB';",
-						 (double) n * rs / (2.0 * 1024.0 * 1024.0) + 1)));
+		batch_error_run_too_large(parts->call, n, rs);
 	if (whole_runs)
 		chunk = n;
 	buf = palloc_extended((size_t) Min(chunk, n) * rs, MCXT_ALLOC_HUGE);

@@ -56,6 +56,11 @@ typedef struct SpillScan
 	BufFile    *leaders;		/* grouping: (fingerprint, row) of first rows */
 	uint64		nleaders;
 	int			prefix_bits;	/* clusters' tables: bits of a run's key */
+	int			first_bits;		/* grouping: the first table's prefix bits */
+	BatchRec   *run;			/* grouping: the first rows of the current run
+								 * of the first table, (fingerprint, row) */
+	uint64		nrun;
+	uint64		runcap;
 } SpillScan;
 
 /* First rows read back at a time by the clusters' tables. */
@@ -83,6 +88,9 @@ bit_is_set(const uint8 *bits, uint32 i)
 	return (bits[i / 8] & (1 << (i % 8))) != 0;
 }
 
+static void first_table_add(SpillScan *scan, const BatchRec *leader);
+static void first_table_flush(SpillScan *scan);
+
 /*
  * Partition callback of the grouping pass, over (fingerprint, row) records
  * in that order: rows of equal fingerprints are one node, the first of them
@@ -108,6 +116,8 @@ group_runs(void *arg, char *records, uint64 count)
 			scan->prev_row = row;
 			BufFileWrite(scan->leaders, &recs[i], sizeof(BatchRec));
 			scan->nleaders++;
+			if (scan->first_bits > 0)
+				first_table_add(scan, &recs[i]);
 			continue;
 		}
 		batch_uf_union(&scan->hb->uf, scan->prev_row, row);
@@ -118,10 +128,11 @@ group_runs(void *arg, char *records, uint64 count)
 /*
  * Group equal fingerprints of spilled rows (hamming_clusters): the members
  * of a group are marked in member, the first rows written to
- * scan->leaders.
+ * scan->leaders; with first_bits > 0 the first table (of that many prefix
+ * bits) is linked on the way.
  */
 static void
-group_spilled(HammingBatch *hb, uint8 *member, SpillScan *scan)
+group_spilled(HammingBatch *hb, uint8 *member, SpillScan *scan, int first_bits)
 {
 	BatchCall  *call = hb->call;
 	BatchPartitions *parts;
@@ -142,8 +153,16 @@ group_spilled(HammingBatch *hb, uint8 *member, SpillScan *scan)
 	scan->hb = hb;
 	scan->member = member;
 	scan->leaders = BufFileCreateTemp(false);
+	scan->first_bits = first_bits;
 	batch_partitions_sort_each(parts, group_runs, scan, false);
 	batch_partitions_end(parts);
+	if (first_bits > 0)
+	{
+		first_table_flush(scan);
+		if (scan->run)
+			pfree(scan->run);
+		scan->run = NULL;
+	}
 	batch_log_time(call, "%s: %llu distinct fingerprints",
 				   call->fname, (unsigned long long) scan->nleaders);
 }
@@ -222,17 +241,30 @@ cluster_run_generic(BatchUnionFind *uf, const BatchRec *r, uint64 len, int k)
 	cluster_run_body(uf, r, len, k);
 }
 
+/*
+ * Link every pair of a run of first rows within the radius, with the
+ * hardware popcount when the CPU has one.
+ */
+static void
+cluster_run(HammingBatch *hb, const BatchRec *r, uint64 len)
+{
+#ifdef BATCH_POPCNT_DISPATCH
+	if (hamming_have_popcnt())
+	{
+		cluster_run_popcnt(&hb->uf, r, len, hb->radius);
+		return;
+	}
+#endif
+	cluster_run_generic(&hb->uf, r, len, hb->radius);
+}
+
 /* Partition callback of a clusters' table: link the pairs of each run. */
 static void
 cluster_table_runs(void *arg, char *records, uint64 count)
 {
 	SpillScan  *scan = (SpillScan *) arg;
-	HammingBatch *hb = scan->hb;
 	BatchRec   *recs = (BatchRec *) records;
 	int			drop = 64 - scan->prefix_bits;
-#ifdef BATCH_POPCNT_DISPATCH
-	bool		popcnt = hamming_have_popcnt();
-#endif
 
 	for (uint64 s = 0; s < count;)
 	{
@@ -242,18 +274,47 @@ cluster_table_runs(void *arg, char *records, uint64 count)
 		while (e < count && (recs[e].key >> drop) == pre)
 			e++;
 		if (e - s > 1)
-		{
-#ifdef BATCH_POPCNT_DISPATCH
-			if (popcnt)
-				cluster_run_popcnt(&hb->uf, recs + s, e - s, hb->radius);
-			else
-#endif
-				cluster_run_generic(&hb->uf, recs + s, e - s, hb->radius);
-		}
+			cluster_run(scan->hb, recs + s, e - s);
 		else if ((s & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		s = e;
 	}
+}
+
+/* Link the pairs of the first table's current run and empty it. */
+static void
+first_table_flush(SpillScan *scan)
+{
+	if (scan->nrun > 1)
+		cluster_run(scan->hb, scan->run, scan->nrun);
+	scan->nrun = 0;
+}
+
+/*
+ * The first table's blocks are the top bits of the fingerprint, and the
+ * grouping pass meets the first rows in fingerprint order: the runs of that
+ * table come one after the other, and are linked there, the fingerprint
+ * being the key (the same limit on a run as in a partition).
+ */
+static void
+first_table_add(SpillScan *scan, const BatchRec *leader)
+{
+	int			drop = 64 - scan->first_bits;
+
+	if (scan->nrun > 0 && (scan->run[0].key >> drop) != (leader->key >> drop))
+		first_table_flush(scan);
+	if (scan->nrun == scan->runcap)
+	{
+		BatchCall  *call = scan->hb->call;
+
+		if ((double) scan->nrun * sizeof(BatchRec) >= 2.0 * call->mem_limit)
+			batch_error_run_too_large(call, scan->nrun + 1, sizeof(BatchRec));
+		scan->runcap = Max(scan->runcap * 2, 1024);
+		scan->run = scan->run ?
+			repalloc_huge(scan->run, scan->runcap * sizeof(BatchRec)) :
+			MemoryContextAllocHuge(call->cxt, scan->runcap * sizeof(BatchRec));
+	}
+	scan->run[scan->nrun++] = *leader;
 }
 
 /*
@@ -271,8 +332,11 @@ cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
 	int			sel[64];
 	double		tno = 0;
 
+	/* the first table was linked by the grouping pass */
 	hamming_first_table(L, sel);
-	do
+	tno++;
+	batch_report_progress(call, "table", tno, L->ntables);
+	while (hamming_next_table(L, sel))
 	{
 		BatchPartitions *parts;
 		TableKey	tk;
@@ -302,7 +366,7 @@ cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
 		batch_partitions_end(parts);
 		tno++;
 		batch_report_progress(call, "table", tno, L->ntables);
-	} while (hamming_next_table(L, sel));
+	}
 	pfree(chunk);
 }
 
@@ -421,18 +485,24 @@ hamming_tables_spilled(HammingBatch *hb)
 	MemoryContext old = MemoryContextSwitchTo(call->cxt);
 
 	memset(&groups, 0, sizeof(groups));
+	hamming_choose_layout(hb, (double) rows->nrows, true, 64);
+	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
+			  call->fname, (unsigned long long) rows->nrows, hb->radius,
+			  L->m, L->ntables, work_mem);
 	if (hb->verify.active)
 		hb->candidates = batch_pairs_begin(rows);
 	else if (call->mode == BATCH_CLUSTER)
 	{
+		int			first_bits = 0;
+
+		if (L->m > 0)
+		{
+			hamming_first_table(L, sel);
+			first_bits = hamming_table_prefix_bits(L, sel);
+		}
 		member = palloc0(rows->nrows / 8 + 1);
-		group_spilled(hb, member, &groups);
+		group_spilled(hb, member, &groups, first_bits);
 	}
-	hamming_choose_layout(hb, (double) (member ? groups.nleaders : rows->nrows),
-						  true, 64);
-	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
-			  call->fname, (unsigned long long) rows->nrows, hb->radius,
-			  L->m, L->ntables, work_mem);
 	if (member && L->m > 0)
 	{
 		cluster_tables_spilled(hb, &groups);

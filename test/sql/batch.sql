@@ -293,11 +293,16 @@ SELECT variant, count(*) AS rows,
 						   EXCEPT ALL SELECT * FROM mem_clusters m WHERE m.variant = v.variant) y) AS extra
 FROM mem_clusters v GROUP BY variant ORDER BY variant;
 DROP TABLE mem_clusters, spill_clusters;
--- 6,000 fingerprints sharing their top 48 bits: the table keyed by the top
--- half is one run, larger than work_mem, handed over whole (its partition
--- cannot be split by the key's lower bits); the same clusters
+-- 6,000 fingerprints sharing their top 48 bits and 6,000 sharing their low
+-- 48 bits: in each table (keyed by one half) the ones of one kind are one
+-- run, larger than work_mem: the first table's met in order while grouping,
+-- the second's handed over whole (its partition cannot be split by the
+-- key's lower bits); the same clusters
 CREATE TABLE top_fp AS
 SELECT g AS id, ('x' || substr(md5('top' || g), 1, 4))::bit(16)::integer::bigint::simhash64 AS fp
+FROM generate_series(1, 6000) g
+UNION ALL
+SELECT 10000 + g, ((('x' || substr(md5('low' || g), 1, 4))::bit(16)::integer::bigint) << 48)::simhash64
 FROM generate_series(1, 6000) g;
 CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
 SET work_mem = '64kB';
