@@ -240,6 +240,63 @@ flag_sort(char *a, uint64 n, int skip, const int rs)
 	}
 }
 
+/* Bits of the bucket number of the sort through a second buffer, at most. */
+#define SCATTER_MAX_BITS		16
+
+/*
+ * Sort n records of rs bytes (8 or 16, as flag_sort) from a into tmp, when
+ * memory allows a second buffer: one MSD radix pass on the bits below the
+ * shared 'skip' scatters them (independent writes, faster than following
+ * the cycles in place) into buckets of one or two records, then sorted.
+ */
+static pg_attribute_always_inline void
+scatter_sort(const char *a, char *tmp, uint64 n, int skip, const int rs)
+{
+	int			bits = 0;
+	int			shift;
+	uint64		mask;
+	uint32	   *pos;
+	uint32		sum = 0;
+
+	Assert(n <= PG_UINT32_MAX);
+	while (bits < SCATTER_MAX_BITS && (n >> (bits + 1)) > 0)
+		bits++;
+	bits = Min(bits, 64 - skip);
+	shift = 64 - skip - bits;
+	mask = (UINT64CONST(1) << bits) - 1;
+	pos = palloc0(((Size) 1 << bits) * sizeof(uint32) + sizeof(uint32));
+	for (uint64 i = 0; i < n; i++)
+		pos[((record_key(a + i * rs) >> shift) & mask) + 1]++;
+	for (uint64 b = 1; b <= mask + 1; b++)
+	{
+		sum += pos[b];
+		pos[b] = sum;
+	}
+	CHECK_FOR_INTERRUPTS();
+	/* pos[b] is the start of bucket b; it becomes its end */
+	for (uint64 i = 0; i < n; i++)
+	{
+		const char *rec = a + i * rs;
+
+		memcpy(tmp + (uint64) pos[(record_key(rec) >> shift) & mask]++ * rs, rec, rs);
+	}
+	for (uint64 b = 0; b <= mask; b++)
+	{
+		uint32		start = b == 0 ? 0 : pos[b - 1];
+
+		if ((b & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (pos[b] - start > 1)
+		{
+			if (rs == 8)
+				flag_sort_keys(tmp + (uint64) start * rs, pos[b] - start, skip + bits);
+			else
+				flag_sort_recs(tmp + (uint64) start * rs, pos[b] - start, skip + bits);
+		}
+	}
+	pfree(pos);
+}
+
 /* flag_sort of 64-bit keys. */
 static void
 flag_sort_keys(char *a, uint64 n, int skip)
@@ -404,7 +461,9 @@ partitions_new(BatchCall *call, int record_size, uint64 expected,
 			   int64 mem_limit, int shift, int key_bits)
 {
 	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
-	double		need = sort_bytes(expected, record_size);
+	/* room for the sort through a second buffer (scatter_sort) */
+	double		need = sort_bytes(expected, record_size) *
+		(sorted_in_place(record_size) ? 2 : 1);
 	int			bits = 1;
 
 	parts->call = call;
@@ -734,7 +793,19 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 		read_partition_bytes(file, buf, (size_t) n * rs);
 		BufFileClose(file);
 		parts->files[p] = NULL;
-		if (rs == sizeof(uint64))
+		if (sorted_in_place(rs) && 2.0 * n * rs <= parts->mem_limit &&
+			n <= PG_UINT32_MAX)
+		{
+			/* room for a second buffer: the faster sort */
+			sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+			if (rs == sizeof(uint64))
+				scatter_sort(buf, sorted, n, skip, sizeof(uint64));
+			else
+				scatter_sort(buf, sorted, n, skip, sizeof(BatchRec));
+			pfree(buf);
+			buf = sorted;
+		}
+		else if (rs == sizeof(uint64))
 			sort_keys_in_place((uint64 *) buf, n, skip);
 		else if (rs == sizeof(BatchRec))
 			sort_recs_in_place((BatchRec *) buf, n, skip);

@@ -44,6 +44,28 @@ typedef struct SpillRec
 	uint32		side;
 } SpillRec;
 
+/* A table of the clusters' path: its prefix bits and its other blocks. */
+typedef struct TableKey
+{
+	int			p;				/* bits of the prefix */
+	int			nrest;
+	int			rest[64];		/* the blocks not in the table, in order */
+} TableKey;
+
+/* A table of the clusters' path entered by the grouping pass. */
+typedef struct EarlyTable
+{
+	int			sel[64];		/* its blocks */
+	TableKey	tk;
+	BatchPartitions *parts;
+} EarlyTable;
+
+/* Tables entered by the grouping pass, at most. */
+#define EARLY_TABLES_MAX		16
+
+/* Partition files of the tables entered by the grouping pass, at most. */
+#define EARLY_FILES_MAX			128
+
 /* What the partition callback needs. */
 typedef struct SpillScan
 {
@@ -61,6 +83,8 @@ typedef struct SpillScan
 								 * of the first table, (fingerprint, row) */
 	uint64		nrun;
 	uint64		runcap;
+	EarlyTable *early;			/* grouping: the next tables, entered */
+	int			nearly;
 } SpillScan;
 
 /* First rows read back at a time by the clusters' tables. */
@@ -73,13 +97,7 @@ typedef struct SpillScan
  */
 #define PREFIX_MIX				UINT64CONST(0x9e3779b97f4a7c15)
 
-/* A table of the clusters' path: its prefix bits and its other blocks. */
-typedef struct TableKey
-{
-	int			p;				/* bits of the prefix */
-	int			nrest;
-	int			rest[64];		/* the blocks not in the table, in order */
-} TableKey;
+
 
 /* Is bit i of a bitmap set? */
 static inline bool
@@ -89,6 +107,9 @@ bit_is_set(const uint8 *bits, uint32 i)
 }
 
 static void first_table_add(SpillScan *scan, const BatchRec *leader);
+static inline uint64 cluster_sort_key(const HammingLayout *L, const int *sel,
+									  const TableKey *tk, uint64 fp);
+static void table_key_init(const HammingLayout *L, const int *sel, TableKey *tk);
 static void first_table_flush(SpillScan *scan);
 
 /*
@@ -114,14 +135,58 @@ group_runs(void *arg, char *records, uint64 count)
 			scan->have_prev = true;
 			scan->prev_key = recs[i].key;
 			scan->prev_row = row;
-			BufFileWrite(scan->leaders, &recs[i], sizeof(BatchRec));
+			if (scan->leaders)
+				BufFileWrite(scan->leaders, &recs[i], sizeof(BatchRec));
 			scan->nleaders++;
 			if (scan->first_bits > 0)
 				first_table_add(scan, &recs[i]);
+			for (int t = 0; t < scan->nearly; t++)
+			{
+				EarlyTable *et = &scan->early[t];
+				BatchRec	rec;
+
+				rec.key = cluster_sort_key(&scan->hb->layout, et->sel, &et->tk,
+										   recs[i].key);
+				rec.val = row;
+				batch_partitions_put(et->parts, &rec);
+			}
 			continue;
 		}
 		batch_uf_union(&scan->hb->uf, scan->prev_row, row);
 		scan->member[row / 8] |= (uint8) (1 << (row % 8));
+	}
+}
+
+/*
+ * Partitions for the tables after the first that the grouping pass enters
+ * as it meets the first rows, as many as EARLY_FILES_MAX partition files
+ * hold (the others read the file of first rows after it).
+ */
+static void
+early_tables_begin(HammingBatch *hb, SpillScan *scan)
+{
+	HammingLayout *L = &hb->layout;
+	int			sel[64];
+	int			files = 0;
+
+	scan->early = palloc(EARLY_TABLES_MAX * sizeof(EarlyTable));
+	hamming_first_table(L, sel);
+	while (scan->nearly < EARLY_TABLES_MAX && hamming_next_table(L, sel))
+	{
+		EarlyTable *et = &scan->early[scan->nearly];
+
+		memcpy(et->sel, sel, sizeof(sel));
+		table_key_init(L, sel, &et->tk);
+		et->parts = batch_partitions_begin_prefix(hb->call, sizeof(BatchRec),
+												  hb->rows.nrows, hb->call->mem_limit,
+												  et->tk.p);
+		files += 1 << et->parts->bits;
+		if (files > EARLY_FILES_MAX)
+		{
+			batch_partitions_end(et->parts);
+			break;
+		}
+		scan->nearly++;
 	}
 }
 
@@ -152,8 +217,11 @@ group_spilled(HammingBatch *hb, uint8 *member, SpillScan *scan, int first_bits)
 	memset(scan, 0, sizeof(*scan));
 	scan->hb = hb;
 	scan->member = member;
-	scan->leaders = BufFileCreateTemp(false);
 	scan->first_bits = first_bits;
+	if (first_bits > 0)
+		early_tables_begin(hb, scan);
+	if (first_bits == 0 || 1 + scan->nearly < hb->layout.ntables)
+		scan->leaders = BufFileCreateTemp(false);
 	batch_partitions_sort_each(parts, group_runs, scan, false);
 	batch_partitions_end(parts);
 	if (first_bits > 0)
@@ -332,10 +400,21 @@ cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
 	int			sel[64];
 	double		tno = 0;
 
-	/* the first table was linked by the grouping pass */
+	/* the first table was linked by the grouping pass, the next entered */
 	hamming_first_table(L, sel);
 	tno++;
 	batch_report_progress(call, "table", tno, L->ntables);
+	for (int t = 0; t < scan->nearly; t++)
+	{
+		EarlyTable *et = &scan->early[t];
+
+		scan->prefix_bits = et->tk.p;
+		batch_partitions_sort_each(et->parts, cluster_table_runs, scan, true);
+		batch_partitions_end(et->parts);
+		hamming_next_table(L, sel);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	}
 	while (hamming_next_table(L, sel))
 	{
 		BatchPartitions *parts;
@@ -506,7 +585,10 @@ hamming_tables_spilled(HammingBatch *hb)
 	if (member && L->m > 0)
 	{
 		cluster_tables_spilled(hb, &groups);
-		BufFileClose(groups.leaders);
+		if (groups.leaders)
+			BufFileClose(groups.leaders);
+		if (groups.early)
+			pfree(groups.early);
 		pfree(member);
 		MemoryContextSwitchTo(old);
 		return;

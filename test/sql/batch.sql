@@ -307,12 +307,19 @@ FROM generate_series(1, 6000) g;
 CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
 SET work_mem = '64kB';
 CREATE TABLE top_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+-- 10 blocks, 10 tables: the grouping pass enters 8 of those after the first,
+-- the last one reads the file of first rows
+SET nddup.batch_blocks = 10;
+CREATE TABLE top_spill10 AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+RESET nddup.batch_blocks;
 RESET work_mem;
 SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
 	(SELECT count(*) FROM (TABLE top_mem EXCEPT ALL TABLE top_spill) x) AS missing,
-	(SELECT count(*) FROM (TABLE top_spill EXCEPT ALL TABLE top_mem) y) AS extra
+	(SELECT count(*) FROM (TABLE top_spill EXCEPT ALL TABLE top_mem) y) AS extra,
+	(SELECT count(*) FROM (TABLE top_mem EXCEPT ALL TABLE top_spill10) x) AS missing10,
+	(SELECT count(*) FROM (TABLE top_spill10 EXCEPT ALL TABLE top_mem) y) AS extra10
 FROM top_mem;
-DROP TABLE top_fp, top_mem, top_spill;
+DROP TABLE top_fp, top_mem, top_spill, top_spill10;
 
 -- statement_timeout stops a long run
 SET statement_timeout = '300ms';
