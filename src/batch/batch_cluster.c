@@ -371,7 +371,8 @@ name_runs(void *arg, char *records, uint64 count)
 
 /*
  * Partition the naming records of the rows: every row competes for the
- * earliest, the first row of each id is emitted.  Rows without order keys
+ * earliest, the first row of each id is emitted; a row alone in its
+ * component is emitted at once.  Rows without order keys
  * whose ids arrived ascending (none repeated) need only (root, id): compact
  * records of 16 bytes, sorted in place by (root, id), which is their
  * arrival order within a root.
@@ -389,19 +390,30 @@ name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup,
 	while (batch_rows_next(rows, &row))
 	{
 		NameRec		rec;
+		uint32		root = batch_uf_find(uf, row.row);
 
+		/*
+		 * A root of rank 0 has no other member (union by rank raises the
+		 * rank of a root that takes one): its row is named after itself.
+		 */
+		if (root == row.row && uf->rank[root] == 0)
+		{
+			if (rows->call->singletons)
+				batch_put_cluster(rows->call, row.id, row.id);
+			continue;
+		}
 		if (compact)
 		{
 			BatchRec	c;
 
-			c.key = nddup_fmix64(batch_uf_find(uf, row.row));
+			c.key = nddup_fmix64(root);
 			c.val = (uint64) row.id ^ ID_KEY_FLIP;
 			batch_partitions_put(parts, &c);
 			continue;
 		}
 
 		/* mixed, so that the components spread over the partitions */
-		rec.key = nddup_fmix64(batch_uf_find(uf, row.row));
+		rec.key = nddup_fmix64(root);
 		rec.aux = row.aux;
 		rec.auxnull = (row.flags & BATCH_ROW_AUXNULL) != 0;
 		rec.repeat = (dup[row.row / 8] & (1 << (row.row % 8))) != 0;
