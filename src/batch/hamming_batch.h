@@ -27,6 +27,16 @@
 #define COST_CANDIDATE			4.0 /* one candidate pair */
 #define COST_SPILL_ROW			120.0	/* partition write + read + sort */
 
+/*
+ * hamming_clusters through temporary files (hamming_spill.c): a first row
+ * entered in a table's partitions as a 16-byte record, sorted by radix, and
+ * a candidate as a popcount of two keys in a sorted run; measured at 10M
+ * rows (docs/reports/bench-batch-spill.md: 46 ns per row and table with 10
+ * tables, about 0.5 ns per candidate with 4).
+ */
+#define COST_SPILL_CLUSTER_ROW	50.0
+#define COST_SPILL_CLUSTER_CANDIDATE	0.5
+
 /* One layout of the permuted tables: m blocks, tables choose c of them. */
 typedef struct HammingLayout
 {
