@@ -213,6 +213,7 @@ extern void batch_rows_add(BatchRows *rows, int64 id, int64 aux, bool auxnull,
 extern void batch_rows_spill(BatchRows *rows);
 extern void batch_rows_rewind(BatchRows *rows);
 extern bool batch_rows_next(BatchRows *rows, BatchRow *row);
+extern void batch_rows_fetch(BatchRows *rows, uint32 r, BatchRow *row);
 extern void batch_rows_free(BatchRows *rows);
 
 /* The extra part of row i of rows held in memory, and its length. */
@@ -271,22 +272,40 @@ typedef struct BatchPartitions
 	int64		mem_limit;		/* bytes a partition may take in memory */
 	int			bits;			/* partitions: 2^bits, by the top bits */
 	int			shift;			/* top bits already fixed (recursion) */
+	int			key_bits;		/* top bits of the key that make a run */
 	BufFile   **files;
 	uint64	   *counts;
 	uint64	   *bytes;			/* varlen (record_size 0): bytes written */
 	uint64		total;
+	char	   *stage;			/* small records gathered per partition */
+	uint32	   *staged;			/* bytes gathered per partition */
+	struct BatchPartitions *root;	/* the first level (itself, or split from) */
+	bool		more_of_key;	/* root: during a call, the last key's
+								 * records go on in the next call */
 } BatchPartitions;
 
+extern void batch_error_run_too_large(BatchCall *call, uint64 n, int rs);
+extern void batch_file_rewind(BufFile *file);
+extern void batch_file_read(BufFile *file, void *buf, size_t size);
 extern BatchPartitions *batch_partitions_begin(BatchCall *call, int record_size,
 											   uint64 expected, int64 mem_limit);
+extern BatchPartitions *batch_partitions_begin_prefix(BatchCall *call,
+													  int record_size,
+													  uint64 expected,
+													  int64 mem_limit,
+													  int key_bits);
+extern uint64 batch_partitions_capacity(int record_size, int64 mem_limit);
 extern void batch_partitions_put(BatchPartitions *parts, const void *record);
 
 /*
  * Called with records sorted by key (consecutive in memory, count of them),
- * partition after partition, so that all records arrive in key order.  The
+ * partition after partition, so that all records arrive in key order; the
+ * records of one key in insertion order, except records of 16 bytes (sorted
+ * in place as BatchRecs, by their second 8 bytes then).  The
  * records of one key come in one call when whole_runs is asked for;
  * otherwise a key with more records than the limit holds comes in several
- * consecutive calls, and the callback keeps the state of its current key.
+ * consecutive calls, and the callback keeps the state of its current key
+ * (the first level's more_of_key is true during every call but the last).
  */
 typedef void (*BatchRunsCallback) (void *arg, char *records, uint64 count);
 

@@ -190,25 +190,38 @@ id_pass_runs(void *arg, char *records, uint64 count)
 }
 
 /*
- * State of the naming passes over sorted partitions.  Each component is a
- * run of records of one key (its root, mixed); the first pass finds the
- * run's earliest record and writes its id and the run's size, in run
- * order, to a file; the second pass reads them back in the same order and
- * emits the members.  A run may span several calls (a component larger
- * than work_mem), so the state of the current run is kept here.
+ * State of the naming pass.  Each component is a run of records of one key
+ * (its root, mixed) in the sorted partitions, and a run lies whole in one
+ * call of the callback, which finds its earliest record and emits its
+ * members at once; except a component larger than work_mem, handed over in
+ * pieces: its members wait in a file until its last piece.
  */
 typedef struct NamePass
 {
 	BatchCall  *call;
 	bool		has_aux;
-	BufFile    *bests;			/* (id of the earliest, size), run by run */
-	bool		in_run;
-	uint64		key;			/* of the current run */
-	NameRec		best;			/* first pass: the earliest so far */
-	uint64		size;
-	int64		best_id;		/* second pass: the run's read back */
-	uint64		best_size;
+	bool		compact;		/* records are (root, id) BatchRecs */
+	BatchPartitions *parts;		/* says whether a run goes on */
+	bool		in_run;			/* a run goes on from the last call */
+	uint64		key;			/* of that run */
+	NameRec		best;			/* its earliest record so far */
+	uint64		size;			/* its distinct ids so far */
+	BufFile    *waiting;		/* its members (NameMember) */
+	uint64		nwaiting;
 } NamePass;
+
+/* A member of a run that goes on, kept until its last piece. */
+typedef struct NameMember
+{
+	int64		id;
+	int64		repeat;			/* not the first row of its id */
+} NameMember;
+
+/* The top bit flipped: ids in the order of their unsigned keys. */
+#define ID_KEY_FLIP			(UINT64CONST(1) << 63)
+
+/* Members read back at a time. */
+#define NAME_CHUNK			4096
 
 /* Is record a an earlier representative than record b? */
 static inline bool
@@ -224,93 +237,183 @@ name_before(const NamePass *pass, const NameRec *a, const NameRec *b)
 	return a->id < b->id;
 }
 
-/* Write the finished run's earliest id and size to the bests file. */
-static void
-name_flush_run(NamePass *pass)
+/* Record i of a call, as a NameRec (compact records are expanded in *one). */
+static inline const NameRec *
+name_record(const NamePass *pass, const char *records, uint64 i, NameRec *one)
 {
-	int64		pair[2];
+	const BatchRec *c;
+
+	if (!pass->compact)
+		return (const NameRec *) records + i;
+	c = (const BatchRec *) records + i;
+	memset(one, 0, sizeof(*one));
+	one->key = c->key;
+	one->id = (int64) (c->val ^ ID_KEY_FLIP);
+	return one;
+}
+
+/* Emit a member of a component of size distinct ids named best_id. */
+static inline void
+name_emit(NamePass *pass, int64 id, bool repeat, int64 best_id, uint64 size)
+{
+	if (!repeat && (pass->call->singletons || size > 1))
+		batch_put_cluster(pass->call, id, best_id);
+}
+
+/* Emit the members of the run that went on, from its file. */
+static void
+name_finish_waiting(NamePass *pass)
+{
+	NameMember *chunk;
 
 	if (!pass->in_run)
 		return;
-	pair[0] = pass->best.id;
-	pair[1] = (int64) pass->size;
-	BufFileWrite(pass->bests, pair, sizeof(pair));
 	pass->in_run = false;
+	if (pass->nwaiting == 0)
+		return;
+	chunk = palloc(NAME_CHUNK * sizeof(NameMember));
+	batch_file_rewind(pass->waiting);
+	for (uint64 done = 0; done < pass->nwaiting;)
+	{
+		uint64		m = Min((uint64) NAME_CHUNK, pass->nwaiting - done);
+
+		batch_file_read(pass->waiting, chunk, m * sizeof(NameMember));
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < m; i++)
+			name_emit(pass, chunk[i].id, chunk[i].repeat != 0, pass->best.id,
+					  pass->size);
+		done += m;
+	}
+	pfree(chunk);
+	BufFileClose(pass->waiting);
+	pass->waiting = NULL;
+	pass->nwaiting = 0;
 }
 
-/* First naming pass: the earliest record and the size of every run. */
+/*
+ * Partition callback of the naming pass: the earliest record and the size
+ * of each run, then its members with the earliest's id.
+ */
 static void
-name_find_runs(void *arg, char *records, uint64 count)
+name_runs(void *arg, char *records, uint64 count)
 {
 	NamePass   *pass = (NamePass *) arg;
-	NameRec    *recs = (NameRec *) records;
+	bool		goes_on = pass->parts->more_of_key;
 
-	for (uint64 i = 0; i < count; i++)
+	for (uint64 s = 0; s < count;)
 	{
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (pass->in_run && recs[i].key == pass->key)
+		NameRec		one;
+		const NameRec *first = name_record(pass, records, s, &one);
+		uint64		key = first->key;
+		NameRec		best = *first;
+		uint64		size = 0;
+		uint64		e = s;
+		bool		complete;
+
+		CHECK_FOR_INTERRUPTS();
+		if (pass->in_run && key != pass->key)
+			name_finish_waiting(pass);
+		if (pass->in_run)
 		{
-			if (name_before(pass, &recs[i], &pass->best))
-				pass->best = recs[i];
-			pass->size += recs[i].repeat ? 0 : 1;
+			best = pass->best;
+			size = pass->size;
+		}
+		for (; e < count; e++)
+		{
+			const NameRec *rec = name_record(pass, records, e, &one);
+
+			if (rec->key != key)
+				break;
+			if (name_before(pass, rec, &best))
+				best = *rec;
+			size += rec->repeat ? 0 : 1;
+		}
+		complete = e < count || !goes_on;
+		if (complete && !pass->in_run)
+		{
+			/* the whole run is here */
+			for (uint64 i = s; i < e; i++)
+			{
+				const NameRec *rec = name_record(pass, records, i, &one);
+
+				name_emit(pass, rec->id, rec->repeat != 0, best.id, size);
+			}
+			s = e;
 			continue;
 		}
-		name_flush_run(pass);
-		pass->in_run = true;
-		pass->key = recs[i].key;
-		pass->best = recs[i];
-		pass->size = recs[i].repeat ? 0 : 1;
-	}
-}
-
-/* Second naming pass: every member with its run's earliest id. */
-static void
-name_emit_runs(void *arg, char *records, uint64 count)
-{
-	NamePass   *pass = (NamePass *) arg;
-	NameRec    *recs = (NameRec *) records;
-
-	for (uint64 i = 0; i < count; i++)
-	{
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (!pass->in_run || recs[i].key != pass->key)
+		/* a piece of a run larger than work_mem: its members wait */
+		if (pass->waiting == NULL)
 		{
-			int64		pair[2];
+			MemoryContext old = MemoryContextSwitchTo(pass->call->cxt);
 
-			if (BufFileRead(pass->bests, pair, sizeof(pair)) != sizeof(pair))
-				elog(ERROR, "clusters of %s: the runs of the two passes differ",
-					 pass->call->fname);
-			pass->in_run = true;
-			pass->key = recs[i].key;
-			pass->best_id = pair[0];
-			pass->best_size = (uint64) pair[1];
+			pass->waiting = BufFileCreateTemp(false);
+			MemoryContextSwitchTo(old);
 		}
-		if (!recs[i].repeat && (pass->call->singletons || pass->best_size > 1))
-			batch_put_cluster(pass->call, recs[i].id, pass->best_id);
+		for (uint64 i = s; i < e; i++)
+		{
+			const NameRec *rec = name_record(pass, records, i, &one);
+			NameMember	m;
+
+			m.id = rec->id;
+			m.repeat = rec->repeat;
+			BufFileWrite(pass->waiting, &m, sizeof(m));
+			pass->nwaiting++;
+		}
+		pass->in_run = true;
+		pass->key = key;
+		pass->best = best;
+		pass->size = size;
+		if (complete)
+			name_finish_waiting(pass);
+		s = e;
 	}
 }
 
 /*
  * Partition the naming records of the rows: every row competes for the
- * earliest, the first row of each id is emitted.
+ * earliest, the first row of each id is emitted; a row alone in its
+ * component is emitted at once.  Rows without order keys
+ * whose ids arrived ascending (none repeated) need only (root, id): compact
+ * records of 16 bytes, sorted in place by (root, id), which is their
+ * arrival order within a root.
  */
 static BatchPartitions *
-name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup)
+name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup,
+				bool compact)
 {
 	BatchPartitions *parts;
 	BatchRow	row;
 
-	parts = batch_partitions_begin(rows->call, sizeof(NameRec), rows->nrows,
-								   rows->call->mem_limit);
+	parts = batch_partitions_begin(rows->call, compact ? sizeof(BatchRec) : sizeof(NameRec),
+								   rows->nrows, rows->call->mem_limit);
 	batch_rows_rewind(rows);
 	while (batch_rows_next(rows, &row))
 	{
 		NameRec		rec;
+		uint32		root = batch_uf_find(uf, row.row);
+
+		/*
+		 * A root of rank 0 has no other member (union by rank raises the
+		 * rank of a root that takes one): its row is named after itself.
+		 */
+		if (root == row.row && uf->rank[root] == 0)
+		{
+			if (rows->call->singletons)
+				batch_put_cluster(rows->call, row.id, row.id);
+			continue;
+		}
+		if (compact)
+		{
+			BatchRec	c;
+
+			c.key = nddup_fmix64(root);
+			c.val = (uint64) row.id ^ ID_KEY_FLIP;
+			batch_partitions_put(parts, &c);
+			continue;
+		}
 
 		/* mixed, so that the components spread over the partitions */
-		rec.key = nddup_fmix64(batch_uf_find(uf, row.row));
+		rec.key = nddup_fmix64(root);
 		rec.aux = row.aux;
 		rec.auxnull = (row.flags & BATCH_ROW_AUXNULL) != 0;
 		rec.repeat = (dup[row.row / 8] & (1 << (row.row % 8))) != 0;
@@ -324,8 +427,8 @@ name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup)
  * The clusters of spilled rows: the same rules as finish_in_memory, with
  * the id sort and the grouping by component done by partitioning records
  * into temporary files (batch_sort.c); the union-find and a bit per row
- * stay in memory.  The naming records are partitioned twice, the same way,
- * so that both passes see the runs in the same order.
+ * stay in memory.  The naming records are partitioned and sorted once, and
+ * each component named and emitted as its run comes.
  */
 static void
 finish_spilled(BatchRows *rows, BatchUnionFind *uf)
@@ -360,20 +463,12 @@ finish_spilled(BatchRows *rows, BatchUnionFind *uf)
 	memset(&npass, 0, sizeof(npass));
 	npass.call = call;
 	npass.has_aux = rows->has_aux;
-	npass.bests = BufFileCreateTemp(false);
-	parts = name_partitions(rows, uf, dup);
-	batch_partitions_sort_each(parts, name_find_runs, &npass, false);
+	npass.compact = !rows->has_aux && rows->ids_ascending;
+	parts = name_partitions(rows, uf, dup, npass.compact);
+	npass.parts = parts;
+	batch_partitions_sort_each(parts, name_runs, &npass, false);
 	batch_partitions_end(parts);
-	name_flush_run(&npass);
-	if (BufFileSeek(npass.bests, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind a temporary file of the batch function")));
-	npass.in_run = false;
-	parts = name_partitions(rows, uf, dup);
-	batch_partitions_sort_each(parts, name_emit_runs, &npass, false);
-	batch_partitions_end(parts);
-	BufFileClose(npass.bests);
+	name_finish_waiting(&npass);
 	pfree(dup);
 }
 

@@ -22,10 +22,14 @@
 #define BATCH_MIN_ROWS		1024
 
 /*
- * A spilled record: id 8, aux 8, flags 1, padding 3, the extra part's
- * length 4; then the fixed payload (MAXALIGNed), then the extra part.
+ * A spilled record: id 8, aux 8 (only when the rows have auxiliary
+ * values), flags 1, padding 3, the extra part's length 4; then the fixed
+ * payload (MAXALIGNed), then the extra part.
  */
 #define RECORD_HEADER		24
+
+/* Bytes of a spilled record before its flags. */
+#define RECORD_FLAGS_AT(rows)	((rows)->has_aux ? 16 : 8)
 
 /* Read exactly size bytes; false at the end of the file. */
 static bool
@@ -77,6 +81,10 @@ batch_rows_use_aux(BatchRows *rows)
 {
 	if (rows->has_aux)
 		return;
+	/* (the records of a spilled store have their layout) */
+	if (rows->spilled)
+		elog(ERROR, "%s: order keys come after the rows went to a temporary file",
+			 rows->call->fname);
 	rows->has_aux = true;
 	for (uint64 i = 0; i < rows->nrows && !rows->spilled; i++)
 		rows->flags[i] |= BATCH_ROW_AUXNULL;
@@ -85,20 +93,38 @@ batch_rows_use_aux(BatchRows *rows)
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
+/* The fields of the spilled record just read (the extra part's length). */
+static inline void
+decode_record(BatchRows *rows, BatchRow *row)
+{
+	const char *r = rows->record;
+	int			at = RECORD_FLAGS_AT(rows);
+
+	memcpy(&row->id, r, sizeof(int64));
+	row->aux = 0;
+	if (rows->has_aux)
+		memcpy(&row->aux, r + 8, sizeof(int64));
+	row->flags = (uint8) r[at];
+	memcpy(&row->extra_len, r + at + 4, sizeof(uint32));
+	row->payload = r + at + 8;
+}
+
 /* Write the record of one row to the spill file. */
 static void
 write_record(BatchRows *rows, int64 id, int64 aux, uint8 flags,
 			 const void *payload, const void *extra, uint32 len)
 {
 	char	   *r = rows->record;
+	int			at = RECORD_FLAGS_AT(rows);
 
 	memset(r, 0, rows->record_size);
 	memcpy(r, &id, sizeof(int64));
-	memcpy(r + 8, &aux, sizeof(int64));
-	r[16] = (char) flags;
-	memcpy(r + 20, &len, sizeof(uint32));
+	if (rows->has_aux)
+		memcpy(r + 8, &aux, sizeof(int64));
+	r[at] = (char) flags;
+	memcpy(r + at + 4, &len, sizeof(uint32));
 	if (rows->payload_size > 0)
-		memcpy(r + RECORD_HEADER, payload, rows->payload_size);
+		memcpy(r + at + 8, payload, rows->payload_size);
 	BufFileWrite(rows->file, r, rows->record_size);
 	if (len > 0)
 		BufFileWrite(rows->file, (void *) extra, len);
@@ -117,6 +143,7 @@ batch_rows_spill(BatchRows *rows)
 		return;
 	old = MemoryContextSwitchTo(rows->call->cxt);
 	rows->file = BufFileCreateTemp(false);
+	rows->record_size = RECORD_FLAGS_AT(rows) + 8 + MAXALIGN(rows->payload_size);
 	rows->record = palloc0(rows->record_size);
 	for (uint64 i = 0; i < rows->nrows; i++)
 	{
@@ -314,11 +341,7 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 		elog(ERROR, "temporary file of %s ended after %llu of %llu rows",
 			 rows->call->fname, (unsigned long long) i,
 			 (unsigned long long) rows->nrows);
-	memcpy(&row->id, rows->record, sizeof(int64));
-	memcpy(&row->aux, rows->record + 8, sizeof(int64));
-	row->flags = (uint8) rows->record[16];
-	memcpy(&row->extra_len, rows->record + 20, sizeof(uint32));
-	row->payload = rows->record + RECORD_HEADER;
+	decode_record(rows, row);
 	if (!rows->has_extra)
 		return true;
 	if (row->extra_len > rows->extrabuf_cap)
@@ -335,6 +358,29 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 			 rows->call->fname, (unsigned long long) i);
 	row->extra = rows->extrabuf;
 	return true;
+}
+
+/*
+ * Row r of a spilled store whose rows have no extra part, read at random
+ * (its records have one size, so r's offset is known).  Reading the rows in
+ * order takes a rewind after it.  The payload stays valid until the next
+ * call.
+ */
+void
+batch_rows_fetch(BatchRows *rows, uint32 r, BatchRow *row)
+{
+	Assert(rows->spilled && !rows->has_extra && r < rows->nrows);
+	/* an offset past the first segment is carried into the later ones */
+	if (BufFileSeek(rows->file, 0, (off_t) r * rows->record_size, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in a temporary file of the batch function")));
+	if (!read_record(rows->file, rows->record, rows->record_size))
+		elog(ERROR, "temporary file of %s ended before row %u", rows->call->fname, r);
+	row->row = r;
+	decode_record(rows, row);
+	row->extra = NULL;
+	row->extra_len = 0;
 }
 
 /* Release the store's memory and file. */

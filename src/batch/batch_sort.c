@@ -21,6 +21,26 @@
 #define MAX_PARTITION_BITS		8
 
 /*
+ * Bytes of small fixed-size records gathered per partition before they go
+ * to its file in one write (a write call per 16-byte record costs more
+ * than the copy).
+ */
+#define STAGE_BYTES				1024
+
+/* Records of at most this size are gathered so. */
+#define STAGE_MAX_RECORD		64
+
+/* The sort key of a record: its first 8 bytes. */
+static inline uint64
+record_key(const char *record)
+{
+	uint64		key;
+
+	memcpy(&key, record, sizeof(uint64));
+	return key;
+}
+
+/*
  * Sort 16-byte records by their 64-bit key (LSD radix, 8-bit digits,
  * stable; digits all keys share are skipped).  Returns a or tmp, whichever
  * holds the result.
@@ -82,6 +102,228 @@ batch_radix_sort(BatchRec *a, BatchRec *tmp, uint64 n)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
+
+/* Quicksort of 64-bit keys, PostgreSQL's sort template. */
+#define ST_SORT sort_keys_qs
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* Buckets of at most this many records are sorted by insertion. */
+#define FLAG_SORT_INSERTION		12
+
+/* Is record a (rs bytes: key, then val when rs is 16) before record b? */
+static pg_attribute_always_inline bool
+record_before(const char *a, const char *b, const int rs)
+{
+	uint64		ka = record_key(a);
+	uint64		kb = record_key(b);
+	uint64		va;
+	uint64		vb;
+
+	if (ka != kb || rs == 8)
+		return ka < kb;
+	memcpy(&va, a + 8, sizeof(uint64));
+	memcpy(&vb, b + 8, sizeof(uint64));
+	return va < vb;
+}
+
+/* Sort a bucket of n records of rs bytes (8 or 16). */
+static pg_attribute_always_inline void
+sort_bucket(char *a, uint64 n, const int rs)
+{
+	if (n > FLAG_SORT_INSERTION)
+	{
+		if (rs == 8)
+			sort_keys_qs((uint64 *) a, n);
+		else
+			sort_recs_qs((BatchRec *) a, n);
+		return;
+	}
+	for (uint64 i = 1; i < n; i++)
+	{
+		char		rec[16];
+		uint64		j = i;
+
+		if (!record_before(a + i * rs, a + (i - 1) * rs, rs))
+			continue;
+		memcpy(rec, a + i * rs, rs);
+		do
+		{
+			memcpy(a + j * rs, a + (j - 1) * rs, rs);
+			j--;
+		} while (j > 0 && record_before(rec, a + (j - 1) * rs, rs));
+		memcpy(a + j * rs, rec, rs);
+	}
+}
+
+static void flag_sort_keys(char *a, uint64 n, int skip);
+static void flag_sort_recs(char *a, uint64 n, int skip);
+
+/*
+ * Sort n records of rs bytes in place: rs 8, 64-bit keys; rs 16, BatchRec
+ * by (key, val).  Their keys share their top 'skip' bits (a partition's).
+ * MSD radix on the next 8 bits, permuting the records in place (McIlroy,
+ * Bostic and McIlroy's American flag sort: 256 buckets, whose bounds and
+ * records stay in cache), then each bucket the same way on the next 8 bits,
+ * down to buckets of a few records, sorted by insertion.  Takes no memory
+ * beside the records.
+ */
+static pg_attribute_always_inline void
+flag_sort(char *a, uint64 n, int skip, const int rs)
+{
+	int			bits;
+	int			shift;
+	uint64		mask;
+	uint64		next[256];
+	uint64		end[256];
+	uint64		sum = 0;
+
+	if (n <= FLAG_SORT_INSERTION || skip >= 64)
+	{
+		sort_bucket(a, n, rs);
+		return;
+	}
+	if (n > 65536)
+		CHECK_FOR_INTERRUPTS();
+	bits = Min(8, 64 - skip);
+	shift = 64 - skip - bits;
+	mask = (UINT64CONST(1) << bits) - 1;
+	memset(next, 0, sizeof(uint64) << bits);
+	for (uint64 i = 0; i < n; i++)
+		next[(record_key(a + i * rs) >> shift) & mask]++;
+	for (int b = 0; b < (1 << bits); b++)
+	{
+		uint64		c = next[b];
+
+		next[b] = sum;
+		sum += c;
+		end[b] = sum;
+	}
+	/* every record to its bucket, following each displacement cycle */
+	for (int b = 0; b < (1 << bits); b++)
+	{
+		while (next[b] < end[b])
+		{
+			char		rec[16];
+			int			d;
+
+			memcpy(rec, a + next[b] * rs, rs);
+			d = (int) ((record_key(rec) >> shift) & mask);
+			while (d != b)
+			{
+				char		t[16];
+				char	   *slot = a + next[d] * rs;
+
+				memcpy(t, slot, rs);
+				memcpy(slot, rec, rs);
+				next[d]++;
+				memcpy(rec, t, rs);
+				d = (int) ((record_key(rec) >> shift) & mask);
+			}
+			memcpy(a + next[b] * rs, rec, rs);
+			next[b]++;
+		}
+	}
+	for (int b = 0; b < (1 << bits); b++)
+	{
+		uint64		start = b == 0 ? 0 : end[b - 1];
+
+		if (end[b] - start < 2)
+			continue;
+		if (rs == 8)
+			flag_sort_keys(a + start * rs, end[b] - start, skip + bits);
+		else
+			flag_sort_recs(a + start * rs, end[b] - start, skip + bits);
+	}
+}
+
+/* Bits of the bucket number of the sort through a second buffer, at most. */
+#define SCATTER_MAX_BITS		16
+
+/*
+ * Sort n records of rs bytes (8 or 16, as flag_sort) from a into tmp, when
+ * memory allows a second buffer: one MSD radix pass on the bits below the
+ * shared 'skip' scatters them (independent writes, faster than following
+ * the cycles in place) into buckets of one or two records, then sorted.
+ */
+static pg_attribute_always_inline void
+scatter_sort(const char *a, char *tmp, uint64 n, int skip, const int rs)
+{
+	int			bits = 0;
+	int			shift;
+	uint64		mask;
+	uint32	   *pos;
+	uint32		sum = 0;
+
+	Assert(n <= PG_UINT32_MAX);
+	while (bits < SCATTER_MAX_BITS && (n >> (bits + 1)) > 0)
+		bits++;
+	bits = Min(bits, 64 - skip);
+	shift = 64 - skip - bits;
+	mask = (UINT64CONST(1) << bits) - 1;
+	pos = palloc0(((Size) 1 << bits) * sizeof(uint32) + sizeof(uint32));
+	for (uint64 i = 0; i < n; i++)
+		pos[((record_key(a + i * rs) >> shift) & mask) + 1]++;
+	for (uint64 b = 1; b <= mask + 1; b++)
+	{
+		sum += pos[b];
+		pos[b] = sum;
+	}
+	CHECK_FOR_INTERRUPTS();
+	/* pos[b] is the start of bucket b; it becomes its end */
+	for (uint64 i = 0; i < n; i++)
+	{
+		const char *rec = a + i * rs;
+
+		memcpy(tmp + (uint64) pos[(record_key(rec) >> shift) & mask]++ * rs, rec, rs);
+	}
+	for (uint64 b = 0; b <= mask; b++)
+	{
+		uint32		start = b == 0 ? 0 : pos[b - 1];
+
+		if ((b & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (pos[b] - start > 1)
+		{
+			if (rs == 8)
+				flag_sort_keys(tmp + (uint64) start * rs, pos[b] - start, skip + bits);
+			else
+				flag_sort_recs(tmp + (uint64) start * rs, pos[b] - start, skip + bits);
+		}
+	}
+	pfree(pos);
+}
+
+/* flag_sort of 64-bit keys. */
+static void
+flag_sort_keys(char *a, uint64 n, int skip)
+{
+	flag_sort(a, n, skip, sizeof(uint64));
+}
+
+/* flag_sort of BatchRecs. */
+static void
+flag_sort_recs(char *a, uint64 n, int skip)
+{
+	flag_sort(a, n, skip, sizeof(BatchRec));
+}
+
+/* Sort n BatchRecs in place by (key, val); their keys share 'skip' top bits. */
+static void
+sort_recs_in_place(BatchRec *a, uint64 n, int skip)
+{
+	flag_sort_recs((char *) a, n, skip);
+}
+
+/* Sort n 64-bit keys in place; they share their top 'skip' bits. */
+static void
+sort_keys_in_place(uint64 *a, uint64 n, int skip)
+{
+	flag_sort_keys((char *) a, n, skip);
+}
 
 /*
  * Sort records by (key, value): one MSD radix pass on the top bits of the
@@ -184,48 +426,79 @@ batch_radix_sort_top(uint64 *a, uint64 *tmp, uint64 n, int bits)
  * ----------------------------------------------------------------
  */
 
-/* The sort key of a record: its first 8 bytes. */
-static inline uint64
-record_key(const char *record)
+/* Is a record of this size sorted in place (keys, or 16-byte BatchRecs)? */
+static inline bool
+sorted_in_place(int record_size)
 {
-	uint64		key;
-
-	memcpy(&key, record, sizeof(uint64));
-	return key;
+	return record_size == sizeof(uint64) || record_size == sizeof(BatchRec);
 }
 
 /*
  * Bytes of memory a partition of n records takes while it is sorted: the
- * records, the sort records and their buffer, the sorted copy.
+ * records alone when they are sorted in place; else the records, their
+ * sort records (key, position) and the sorted copy.
  */
 static inline double
 sort_bytes(uint64 n, int record_size)
 {
-	return (double) n * (2.0 * record_size + 2.0 * sizeof(BatchRec));
+	if (sorted_in_place(record_size))
+		return (double) n * record_size;
+	return (double) n * (2.0 * record_size + sizeof(BatchRec));
 }
 
-/* Partitions for records whose keys agree on their top 'shift' bits. */
+/*
+ * Bytes per record, beside the records, of sorting a partition of
+ * variable-length records: pointers, lengths, sort records, sorted copies.
+ */
+#define VAR_SORT_BYTES			64.0
+
+/*
+ * Partitions for records whose keys agree on their top 'shift' bits, of
+ * which only the top key_bits count.
+ */
 static BatchPartitions *
 partitions_new(BatchCall *call, int record_size, uint64 expected,
-			   int64 mem_limit, int shift)
+			   int64 mem_limit, int shift, int key_bits)
 {
 	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
-	double		need = sort_bytes(expected, record_size);
+	/* room for the sort through a second buffer (scatter_sort) */
+	double		need = sort_bytes(expected, record_size) *
+		(sorted_in_place(record_size) ? 2 : 1);
 	int			bits = 1;
 
 	parts->call = call;
 	parts->record_size = record_size;
 	parts->mem_limit = mem_limit;
 	parts->shift = shift;
+	parts->key_bits = key_bits;
+	parts->root = parts;
 	/* enough partitions that each one is sorted within the limit */
 	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
 		bits++;
-	bits = Min(bits, 64 - shift);
+	bits = Min(bits, key_bits - shift);
 	parts->bits = bits;
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
 	parts->bytes = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
+	if (record_size <= STAGE_MAX_RECORD)
+	{
+		parts->stage = MemoryContextAlloc(call->cxt, (Size) STAGE_BYTES << bits);
+		parts->staged = MemoryContextAllocZero(call->cxt, sizeof(uint32) << bits);
+	}
 	return parts;
+}
+
+/*
+ * Records of record_size bytes that one level of partitions sorts within
+ * mem_limit, each partition planned at half the limit as partitions_new
+ * plans them; beyond it partitions are split again (read and written once
+ * more).
+ */
+uint64
+batch_partitions_capacity(int record_size, int64 mem_limit)
+{
+	return (uint64) ((double) (1 << MAX_PARTITION_BITS) * (double) (mem_limit / 2) /
+					 sort_bytes(1, record_size));
 }
 
 /*
@@ -236,7 +509,46 @@ BatchPartitions *
 batch_partitions_begin(BatchCall *call, int record_size, uint64 expected,
 					   int64 mem_limit)
 {
-	return partitions_new(call, record_size, expected, mem_limit, 0);
+	return partitions_new(call, record_size, expected, mem_limit, 0, 64);
+}
+
+/*
+ * Partitions of records whose runs are the records sharing the top key_bits
+ * bits of their keys (1 to 64): a run is never split between partitions,
+ * and a partition too large for the limit whose records all share those
+ * bits is handed over as one run (see batch_partitions_sort_each).
+ */
+BatchPartitions *
+batch_partitions_begin_prefix(BatchCall *call, int record_size, uint64 expected,
+							  int64 mem_limit, int key_bits)
+{
+	Assert(key_bits >= 1 && key_bits <= 64);
+	return partitions_new(call, record_size, expected, mem_limit, 0, key_bits);
+}
+
+/* The file of partition p, created when first needed. */
+static BufFile *
+partition_file(BatchPartitions *parts, uint64 p)
+{
+	if (parts->files[p] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
+
+		parts->files[p] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	return parts->files[p];
+}
+
+/* Write the records gathered for partition p to its file. */
+static void
+flush_stage(BatchPartitions *parts, uint64 p)
+{
+	if (parts->staged[p] == 0)
+		return;
+	BufFileWrite(partition_file(parts, p), parts->stage + p * STAGE_BYTES,
+				 parts->staged[p]);
+	parts->staged[p] = 0;
 }
 
 /* Add a record to the partition of its key. */
@@ -247,26 +559,50 @@ batch_partitions_put(BatchPartitions *parts, const void *record)
 	uint64		p = parts->shift >= 64 ? 0 :
 		(key << parts->shift) >> (64 - parts->bits);
 
-	if (parts->files[p] == NULL)
+	if (parts->stage)
 	{
-		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
+		int			rs = parts->record_size;
+		char	   *slot;
 
-		parts->files[p] = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(old);
+		if (parts->staged[p] + rs > STAGE_BYTES)
+			flush_stage(parts, p);
+		slot = parts->stage + p * STAGE_BYTES + parts->staged[p];
+		/* constant sizes, so that the copies are inlined */
+		if (rs == sizeof(BatchRec))
+			memcpy(slot, record, sizeof(BatchRec));
+		else if (rs == sizeof(uint64))
+			memcpy(slot, record, sizeof(uint64));
+		else
+			memcpy(slot, record, rs);
+		parts->staged[p] += rs;
 	}
-	BufFileWrite(parts->files[p], (void *) record, parts->record_size);
+	else
+	{
+		partition_file(parts, p);
+		BufFileWrite(parts->files[p], (void *) record, parts->record_size);
+	}
 	parts->counts[p]++;
 	parts->total++;
 }
 
-/* Rewind a partition file, or raise the error. */
-static void
-rewind_file(BufFile *file)
+/* Rewind a temporary file of a batch function, or raise the error. */
+void
+batch_file_rewind(BufFile *file)
 {
 	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not rewind a temporary file of the batch function")));
+}
+
+/* Read exactly size bytes of a temporary file, or raise the error. */
+void
+batch_file_read(BufFile *file, void *buf, size_t size)
+{
+	if (BufFileRead(file, buf, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a temporary file of the batch function")));
 }
 
 /* Read size bytes of a partition file from its start into buf. */
@@ -275,7 +611,7 @@ read_partition_bytes(BufFile *file, char *buf, size_t want)
 {
 	size_t		done = 0;
 
-	rewind_file(file);
+	batch_file_rewind(file);
 	while (done < want)
 	{
 		size_t		chunk = Min(want - done, (size_t) 1 << 20);
@@ -291,28 +627,44 @@ read_partition_bytes(BufFile *file, char *buf, size_t want)
 	}
 }
 
-/* Sort n records in buf by key (then position) into out. */
+/*
+ * Sort n records in buf by key (then position) into out; their keys share
+ * their top 'skip' bits.
+ */
 static void
-sort_records(const char *buf, char *out, uint64 n, int record_size)
+sort_records(const char *buf, char *out, uint64 n, int record_size, int skip)
 {
 	BatchRec   *recs = palloc_extended(Max(n, 1) * sizeof(BatchRec), MCXT_ALLOC_HUGE);
-	BatchRec   *tmp = palloc_extended(Max(n, 1) * sizeof(BatchRec), MCXT_ALLOC_HUGE);
-	BatchRec   *sorted;
 
 	for (uint64 i = 0; i < n; i++)
 	{
 		recs[i].key = record_key(buf + i * record_size);
 		recs[i].val = i;
 	}
-	sorted = batch_sort_by_key(recs, tmp, n);
+	sort_recs_in_place(recs, n, skip);
 	for (uint64 i = 0; i < n; i++)
 	{
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		memcpy(out + i * record_size, buf + sorted[i].val * record_size, record_size);
+		memcpy(out + i * record_size, buf + recs[i].val * record_size, record_size);
 	}
 	pfree(recs);
-	pfree(tmp);
+}
+
+/*
+ * Raise 54000 for a run of n records of rs bytes sharing one key, which
+ * must be in memory at once and takes more than 2 x work_mem.
+ */
+void
+batch_error_run_too_large(BatchCall *call, uint64 n, int rs)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%s: %llu rows share one key, more than work_mem (%d kB) holds",
+					call->fname, (unsigned long long) n, work_mem),
+			 errdetail("The rows that share a key are compared with each other in memory."),
+			 errhint("Raise work_mem for this session, for example SET work_mem = '%.0fMB';",
+					 (double) n * rs / (2.0 * 1024.0 * 1024.0) + 1)));
 }
 
 /*
@@ -330,17 +682,11 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 	char	   *buf;
 
 	if (whole_runs && (double) n * rs > 2.0 * parts->mem_limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: %llu rows share one key, more than work_mem (%d kB) holds",
-						parts->call->fname, (unsigned long long) n, work_mem),
-				 errdetail("The rows that share a key are compared with each other in memory."),
-				 errhint("Raise work_mem for this session, for example SET work_mem = '%.0fMB';",
-						 (double) n * rs / (2.0 * 1024.0 * 1024.0) + 1)));
+		batch_error_run_too_large(parts->call, n, rs);
 	if (whole_runs)
 		chunk = n;
 	buf = palloc_extended((size_t) Min(chunk, n) * rs, MCXT_ALLOC_HUGE);
-	rewind_file(file);
+	batch_file_rewind(file);
 	for (uint64 done = 0; done < n; done += chunk)
 	{
 		uint64		m = Min(chunk, n - done);
@@ -358,8 +704,11 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 			got += step;
 			CHECK_FOR_INTERRUPTS();
 		}
+		/* the key's records go on in the next call? */
+		parts->root->more_of_key = done + m < n;
 		callback(arg, buf, m);
 	}
+	parts->root->more_of_key = false;
 	pfree(buf);
 }
 
@@ -367,16 +716,21 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
  * Hand every partition, sorted, to the callback, in key order, so that the
  * callbacks see all records in (key, insertion) order.  A partition larger
  * than the limit is split again by the next bits of the key.  One whose
- * records all share one key is handed over by deliver_one_key: with
- * whole_runs false the records of one key may come in several calls (the
- * callback then keeps the state of the current key across calls).
+ * records all share one key (its top key_bits bits) is handed over by
+ * deliver_one_key, unsorted: with whole_runs false the records of one key
+ * may come in several calls (the callback then keeps the state of the
+ * current key across calls).
  */
 void
 batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 						   void *arg, bool whole_runs)
 {
 	int			rs = parts->record_size;
+	int			skip = Min(parts->shift + parts->bits, 64);
 
+	if (parts->stage)
+		for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+			flush_stage(parts, p);
 	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
 	{
 		uint64		n = parts->counts[p];
@@ -392,13 +746,17 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			/* split this partition again by the next bits of the key */
 			BatchPartitions *sub = NULL;
 			char	   *record = palloc(rs);
+			int			drop = 64 - parts->key_bits;
 			uint64		first = 0;
 			bool		same = true;
 
-			if (parts->shift + parts->bits < 64)
+			if (parts->shift + parts->bits < parts->key_bits)
+			{
 				sub = partitions_new(parts->call, rs, n, parts->mem_limit,
-									 parts->shift + parts->bits);
-			rewind_file(file);
+									 parts->shift + parts->bits, parts->key_bits);
+				sub->root = parts->root;
+			}
+			batch_file_rewind(file);
 			for (uint64 i = 0; i < n; i++)
 			{
 				if (BufFileRead(file, record, rs) != (size_t) rs)
@@ -406,8 +764,8 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 							(errcode_for_file_access(),
 							 errmsg("could not read from a temporary file of the batch function")));
 				if (i == 0)
-					first = record_key(record);
-				else if (record_key(record) != first)
+					first = record_key(record) >> drop;
+				else if ((record_key(record) >> drop) != first)
 					same = false;
 				if (sub)
 					batch_partitions_put(sub, record);
@@ -432,14 +790,34 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			continue;
 		}
 		buf = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
-		sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
 		read_partition_bytes(file, buf, (size_t) n * rs);
 		BufFileClose(file);
 		parts->files[p] = NULL;
-		sort_records(buf, sorted, n, rs);
+		if (sorted_in_place(rs) && 2.0 * n * rs <= parts->mem_limit &&
+			n <= PG_UINT32_MAX)
+		{
+			/* room for a second buffer: the faster sort */
+			sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+			if (rs == sizeof(uint64))
+				scatter_sort(buf, sorted, n, skip, sizeof(uint64));
+			else
+				scatter_sort(buf, sorted, n, skip, sizeof(BatchRec));
+			pfree(buf);
+			buf = sorted;
+		}
+		else if (rs == sizeof(uint64))
+			sort_keys_in_place((uint64 *) buf, n, skip);
+		else if (rs == sizeof(BatchRec))
+			sort_recs_in_place((BatchRec *) buf, n, skip);
+		else
+		{
+			sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+			sort_records(buf, sorted, n, rs, skip);
+			pfree(buf);
+			buf = sorted;
+		}
+		callback(arg, buf, n);
 		pfree(buf);
-		callback(arg, sorted, n);
-		pfree(sorted);
 	}
 }
 
@@ -453,6 +831,11 @@ batch_partitions_end(BatchPartitions *parts)
 	pfree(parts->files);
 	pfree(parts->counts);
 	pfree(parts->bytes);
+	if (parts->stage)
+	{
+		pfree(parts->stage);
+		pfree(parts->staged);
+	}
 	pfree(parts);
 }
 
@@ -475,6 +858,8 @@ partitions_new_var(BatchCall *call, double expected_bytes, int64 mem_limit, int 
 	parts->record_size = 0;
 	parts->mem_limit = mem_limit;
 	parts->shift = shift;
+	parts->key_bits = 64;
+	parts->root = parts;
 	parts->bits = Min(bits, 64 - shift);
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << parts->bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << parts->bits);
@@ -501,13 +886,7 @@ batch_partitions_put_var(BatchPartitions *parts, const void *record, uint32 len)
 		(key << parts->shift) >> (64 - parts->bits);
 
 	Assert(len >= sizeof(uint64));
-	if (parts->files[p] == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(parts->call->cxt);
-
-		parts->files[p] = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(old);
-	}
+	partition_file(parts, p);
 	BufFileWrite(parts->files[p], &len, sizeof(uint32));
 	BufFileWrite(parts->files[p], (void *) record, len);
 	parts->counts[p]++;
@@ -556,8 +935,6 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 		char	  **ptrs;
 		uint32	   *lens;
 		BatchRec   *recs;
-		BatchRec   *tmp;
-		BatchRec   *sorted;
 		char	  **sptrs;
 		uint32	   *slens;
 		uint64		pos = 0;
@@ -565,7 +942,7 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 		CHECK_FOR_INTERRUPTS();
 		if (n == 0)
 			continue;
-		if ((double) size + sort_bytes(n, 2 * sizeof(char *)) > parts->mem_limit)
+		if ((double) size + (double) n * VAR_SORT_BYTES > parts->mem_limit)
 		{
 			char	   *record = NULL;
 			uint64		cap = 0;
@@ -576,7 +953,7 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 			if (parts->shift + parts->bits < 64)
 				sub = partitions_new_var(parts->call, (double) size, parts->mem_limit,
 										 parts->shift + parts->bits);
-			rewind_file(file);
+			batch_file_rewind(file);
 			for (uint64 i = 0; i < n; i++)
 			{
 				uint32		len = read_var_record(file, &record, &cap);
@@ -603,7 +980,7 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 			if (sub)
 				batch_partitions_end(sub);
 			/* one key: pieces within the limit, in file order */
-			rewind_file(file);
+			batch_file_rewind(file);
 			for (uint64 i = 0; i < n;)
 			{
 				uint64		used = 0;
@@ -642,7 +1019,6 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 		ptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
 		lens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
 		recs = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
-		tmp = palloc_extended(n * sizeof(BatchRec), MCXT_ALLOC_HUGE);
 		for (uint64 i = 0; i < n; i++)
 		{
 			memcpy(&lens[i], buf + pos, sizeof(uint32));
@@ -651,16 +1027,15 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 			recs[i].val = i;
 			pos += sizeof(uint32) + lens[i];
 		}
-		sorted = batch_sort_by_key(recs, tmp, n);
+		sort_recs_in_place(recs, n, Min(parts->shift + parts->bits, 64));
 		sptrs = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE);
 		slens = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
 		for (uint64 i = 0; i < n; i++)
 		{
-			sptrs[i] = ptrs[sorted[i].val];
-			slens[i] = lens[sorted[i].val];
+			sptrs[i] = ptrs[recs[i].val];
+			slens[i] = lens[recs[i].val];
 		}
 		pfree(recs);
-		pfree(tmp);
 		pfree(ptrs);
 		pfree(lens);
 		callback(arg, sptrs, slens, n);

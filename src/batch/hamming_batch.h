@@ -27,6 +27,16 @@
 #define COST_CANDIDATE			4.0 /* one candidate pair */
 #define COST_SPILL_ROW			120.0	/* partition write + read + sort */
 
+/*
+ * hamming_clusters through temporary files (hamming_spill.c): a first row
+ * entered in a table's partitions as a 16-byte record, sorted by radix, and
+ * a candidate as a popcount of two keys in a sorted run; measured at 10M
+ * rows (docs/reports/bench-batch-spill.md: 46 ns per row and table with 10
+ * tables, about 0.5 ns per candidate with 4).
+ */
+#define COST_SPILL_CLUSTER_ROW	50.0
+#define COST_SPILL_CLUSTER_CANDIDATE	0.5
+
 /* One layout of the permuted tables: m blocks, tables choose c of them. */
 typedef struct HammingLayout
 {
@@ -146,6 +156,25 @@ hamming_rows_verified(HammingBatch *hb, uint32 ra, uint32 rb)
 	return batch_verify_pair(&hb->verify, a, alen, hb->rows.flags[ra],
 							 b, blen, hb->rows.flags[rb], &similarity);
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BATCH_POPCNT_DISPATCH 1
+
+/*
+ * Has the CPU the POPCNT instruction?  The build does not assume it
+ * (-mpopcnt is not in the flags), so the loops that count bits come in a
+ * variant compiled for it, chosen by this.
+ */
+static inline bool
+hamming_have_popcnt(void)
+{
+	static int	have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("popcnt") ? 1 : 0;
+	return have == 1;
+}
+#endif
 
 /* hamming_memory.c: the in-memory path */
 extern void hamming_group_fingerprints(HammingBatch *hb);

@@ -46,10 +46,12 @@ make_layout(HammingLayout *L, int m, int k)
  * (Manku s.3: a table with a p-bit prefix leaves about n^2 / 2^(p+1)
  * candidate pairs among uniform fingerprints, hamming-search-math.md).  The
  * prefix of a table depends on how many of its c blocks are the wider ones;
- * in memory it is cut to the bits left beside the row number.
+ * in memory it is cut to the bits left beside the row number.  clusters:
+ * hamming_clusters' own costs through temporary files.
  */
 static double
-layout_cost(const HammingLayout *L, double n, bool spill, int maxprefix)
+layout_cost(const HammingLayout *L, double n, bool spill, bool clusters,
+			int maxprefix)
 {
 	int			small = 64 / L->m;
 	int			nbig = 64 % L->m;
@@ -64,11 +66,14 @@ layout_cost(const HammingLayout *L, double n, bool spill, int maxprefix)
 		if (tables <= 0)
 			continue;
 		p = Min(p, maxprefix);
-		if (spill)
-			per = n * COST_SPILL_ROW;
+		if (spill && clusters)
+			per = n * COST_SPILL_CLUSTER_ROW +
+				n * n / 2.0 / pow(2.0, p) * COST_SPILL_CLUSTER_CANDIDATE;
+		else if (spill)
+			per = n * COST_SPILL_ROW + n * n / 2.0 / pow(2.0, p) * COST_CANDIDATE;
 		else
-			per = n * (COST_RADIX_PASS * ((p + 10) / 11) + COST_TABLE_SCAN);
-		per += n * n / 2.0 / pow(2.0, p) * COST_CANDIDATE;
+			per = n * (COST_RADIX_PASS * ((p + 10) / 11) + COST_TABLE_SCAN) +
+				n * n / 2.0 / pow(2.0, p) * COST_CANDIDATE;
 		cost += tables * per;
 	}
 	return cost;
@@ -88,6 +93,10 @@ hamming_choose_layout(HammingBatch *hb, double n, bool spill, int maxprefix)
 	double		best = n * n / 2.0 * COST_CANDIDATE + n;
 	int			bestm = 0;
 
+	/* hamming_clusters' own path through temporary files (hamming_spill.c) */
+	bool		clusters = spill && hb->call->mode == BATCH_CLUSTER &&
+		!hb->verify.active;
+
 	if (nddup_batch_blocks != 0)
 	{
 		if (nddup_batch_blocks <= k || nddup_batch_blocks > 64)
@@ -96,7 +105,7 @@ hamming_choose_layout(HammingBatch *hb, double n, bool spill, int maxprefix)
 					 errmsg("nddup.batch_blocks must be between the radius + 1 and 64, or 0"),
 					 errdetail("It is %d and the radius is %d.", nddup_batch_blocks, k)));
 		make_layout(L, nddup_batch_blocks, k);
-		L->cost = layout_cost(L, n, spill, maxprefix);
+		L->cost = layout_cost(L, n, spill, clusters, maxprefix);
 		return;
 	}
 	if (k == 0)
@@ -115,7 +124,7 @@ hamming_choose_layout(HammingBatch *hb, double n, bool spill, int maxprefix)
 		if (nddup_binomial(m, m - k) > MAX_TABLES)
 			continue;
 		make_layout(&cand, m, k);
-		cost = layout_cost(&cand, n, spill, maxprefix);
+		cost = layout_cost(&cand, n, spill, clusters, maxprefix);
 		if (best < 0 || cost < best)
 		{
 			best = cost;

@@ -260,9 +260,7 @@ scan_run_body(HammingBatch *hb, const HammingLayout *L, uint64 set,
 	}
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define BATCH_POPCNT_DISPATCH 1
-
+#ifdef BATCH_POPCNT_DISPATCH
 /* scan_run compiled for the POPCNT instruction. */
 __attribute__((target("popcnt")))
 static void
@@ -290,11 +288,7 @@ scan_run(HammingBatch *hb, const HammingLayout *L, uint64 set,
 		 const uint64 *f, const uint32 *ix, uint32 len)
 {
 #ifdef BATCH_POPCNT_DISPATCH
-	static int	have_popcnt = -1;
-
-	if (have_popcnt < 0)
-		have_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
-	if (have_popcnt)
+	if (hamming_have_popcnt())
 	{
 		scan_run_popcnt(hb, L, set, f, ix, len);
 		return;

@@ -13,7 +13,12 @@
  * hamming_clusters first groups equal fingerprints the same way (Broder et
  * al. 1997, "identical documents"): their rows are one component at once
  * and only the first row of a group enters the tables, so a spike of a
- * million copies of one fingerprint costs one entry per table.
+ * million copies of one fingerprint costs one entry per table.  The first
+ * rows are written to a file of their own, 16 bytes each (fingerprint,
+ * row), which the tables read instead of the rows; each table's entries
+ * are 16-byte (key, row) records sorted in place, the key the table's
+ * prefix (mixed) above the fingerprint's other bits, so the key alone gives
+ * the distance of two entries of one prefix.
  *
  * A verified call (batch_verify.c) neither groups nor reports at once: each
  * table's owned pairs within the radius become candidates of a
@@ -39,6 +44,28 @@ typedef struct SpillRec
 	uint32		side;
 } SpillRec;
 
+/* A table of the clusters' path: its prefix bits and its other blocks. */
+typedef struct TableKey
+{
+	int			p;				/* bits of the prefix */
+	int			nrest;
+	int			rest[64];		/* the blocks not in the table, in order */
+} TableKey;
+
+/* A table of the clusters' path entered by the grouping pass. */
+typedef struct EarlyTable
+{
+	int			sel[64];		/* its blocks */
+	TableKey	tk;
+	BatchPartitions *parts;
+} EarlyTable;
+
+/* Tables entered by the grouping pass, at most. */
+#define EARLY_TABLES_MAX		16
+
+/* Partition files of the tables entered by the grouping pass, at most. */
+#define EARLY_FILES_MAX			128
+
 /* What the partition callback needs. */
 typedef struct SpillScan
 {
@@ -48,7 +75,29 @@ typedef struct SpillScan
 	bool		have_prev;		/* grouping: the current fingerprint */
 	uint64		prev_key;
 	uint32		prev_row;
+	BufFile    *leaders;		/* grouping: (fingerprint, row) of first rows */
+	uint64		nleaders;
+	int			prefix_bits;	/* clusters' tables: bits of a run's key */
+	int			first_bits;		/* grouping: the first table's prefix bits */
+	BatchRec   *run;			/* grouping: the first rows of the current run
+								 * of the first table, (fingerprint, row) */
+	uint64		nrun;
+	uint64		runcap;
+	EarlyTable *early;			/* grouping: the next tables, entered */
+	int			nearly;
 } SpillScan;
+
+/* First rows read back at a time by the clusters' tables. */
+#define LEADER_CHUNK			4096
+
+/*
+ * Odd multiplier of a table's prefix in the clusters' sort keys: a
+ * bijection of the prefixes whose top bits (the partition) depend on all of
+ * the prefix's bits.
+ */
+#define PREFIX_MIX				UINT64CONST(0x9e3779b97f4a7c15)
+
+
 
 /* Is bit i of a bitmap set? */
 static inline bool
@@ -57,60 +106,347 @@ bit_is_set(const uint8 *bits, uint32 i)
 	return (bits[i / 8] & (1 << (i % 8))) != 0;
 }
 
+static void first_table_add(SpillScan *scan, const BatchRec *leader);
+static inline uint64 cluster_sort_key(const HammingLayout *L, const int *sel,
+									  const TableKey *tk, uint64 fp);
+static void table_key_init(const HammingLayout *L, const int *sel, TableKey *tk);
+static void first_table_flush(SpillScan *scan);
+
 /*
- * Partition callback of the grouping pass: rows of equal fingerprints are
- * one node, the first of them its entry in the tables (a run may span
- * calls).
+ * Partition callback of the grouping pass, over (fingerprint, row) records
+ * in that order: rows of equal fingerprints are one node, the first of them
+ * its entry in the tables, written to the file of first rows (a run may
+ * span calls).
  */
 static void
 group_runs(void *arg, char *records, uint64 count)
 {
 	SpillScan  *scan = (SpillScan *) arg;
-	SpillRec   *recs = (SpillRec *) records;
+	BatchRec   *recs = (BatchRec *) records;
 
 	for (uint64 i = 0; i < count; i++)
 	{
+		uint32		row = (uint32) recs[i].val;
+
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!scan->have_prev || recs[i].key != scan->prev_key)
 		{
 			scan->have_prev = true;
 			scan->prev_key = recs[i].key;
-			scan->prev_row = recs[i].row;
+			scan->prev_row = row;
+			if (scan->leaders)
+				BufFileWrite(scan->leaders, &recs[i], sizeof(BatchRec));
+			scan->nleaders++;
+			if (scan->first_bits > 0)
+				first_table_add(scan, &recs[i]);
+			for (int t = 0; t < scan->nearly; t++)
+			{
+				EarlyTable *et = &scan->early[t];
+				BatchRec	rec;
+
+				rec.key = cluster_sort_key(&scan->hb->layout, et->sel, &et->tk,
+										   recs[i].key);
+				rec.val = row;
+				batch_partitions_put(et->parts, &rec);
+			}
 			continue;
 		}
-		batch_uf_union(&scan->hb->uf, scan->prev_row, recs[i].row);
-		scan->member[recs[i].row / 8] |= (uint8) (1 << (recs[i].row % 8));
+		batch_uf_union(&scan->hb->uf, scan->prev_row, row);
+		scan->member[row / 8] |= (uint8) (1 << (row % 8));
 	}
 }
 
-/* Group equal fingerprints of spilled rows (hamming_clusters). */
+/*
+ * Partitions for the tables after the first that the grouping pass enters
+ * as it meets the first rows, as many as EARLY_FILES_MAX partition files
+ * hold (the others read the file of first rows after it).
+ */
 static void
-group_spilled(HammingBatch *hb, uint8 *member)
+early_tables_begin(HammingBatch *hb, SpillScan *scan)
+{
+	HammingLayout *L = &hb->layout;
+	int			sel[64];
+	int			files = 0;
+
+	scan->early = palloc(EARLY_TABLES_MAX * sizeof(EarlyTable));
+	hamming_first_table(L, sel);
+	while (scan->nearly < EARLY_TABLES_MAX && hamming_next_table(L, sel))
+	{
+		EarlyTable *et = &scan->early[scan->nearly];
+
+		memcpy(et->sel, sel, sizeof(sel));
+		table_key_init(L, sel, &et->tk);
+		et->parts = batch_partitions_begin_prefix(hb->call, sizeof(BatchRec),
+												  hb->rows.nrows, hb->call->mem_limit,
+												  et->tk.p);
+		files += 1 << et->parts->bits;
+		if (files > EARLY_FILES_MAX)
+		{
+			batch_partitions_end(et->parts);
+			break;
+		}
+		scan->nearly++;
+	}
+}
+
+/*
+ * Group equal fingerprints of spilled rows (hamming_clusters): the members
+ * of a group are marked in member, the first rows written to
+ * scan->leaders; with first_bits > 0 the first table (of that many prefix
+ * bits) is linked on the way.
+ */
+static void
+group_spilled(HammingBatch *hb, uint8 *member, SpillScan *scan, int first_bits)
 {
 	BatchCall  *call = hb->call;
 	BatchPartitions *parts;
 	BatchRow	row;
-	SpillScan	scan;
 
-	parts = batch_partitions_begin(call, sizeof(SpillRec), hb->rows.nrows,
+	parts = batch_partitions_begin(call, sizeof(BatchRec), hb->rows.nrows,
 								   call->mem_limit);
 	batch_rows_rewind(&hb->rows);
 	while (batch_rows_next(&hb->rows, &row))
 	{
-		SpillRec	rec;
+		BatchRec	rec;
 
-		memset(&rec, 0, sizeof(rec));
-		memcpy(&rec.fp, row.payload, sizeof(uint64));
-		rec.key = nddup_fmix64(rec.fp);
-		rec.row = row.row;
+		memcpy(&rec.key, row.payload, sizeof(uint64));
+		rec.val = row.row;
 		batch_partitions_put(parts, &rec);
 	}
-	memset(&scan, 0, sizeof(scan));
-	scan.hb = hb;
-	scan.member = member;
-	batch_partitions_sort_each(parts, group_runs, &scan, false);
+	memset(scan, 0, sizeof(*scan));
+	scan->hb = hb;
+	scan->member = member;
+	scan->first_bits = first_bits;
+	if (first_bits > 0)
+		early_tables_begin(hb, scan);
+	if (first_bits == 0 || 1 + scan->nearly < hb->layout.ntables)
+		scan->leaders = BufFileCreateTemp(false);
+	batch_partitions_sort_each(parts, group_runs, scan, false);
 	batch_partitions_end(parts);
+	if (first_bits > 0)
+	{
+		first_table_flush(scan);
+		if (scan->run)
+			pfree(scan->run);
+		scan->run = NULL;
+	}
+	batch_log_time(call, "%s: %llu distinct fingerprints",
+				   call->fname, (unsigned long long) scan->nleaders);
+}
+
+/* The prefix bits and the other blocks of the table sel. */
+static void
+table_key_init(const HammingLayout *L, const int *sel, TableKey *tk)
+{
+	uint64		set = hamming_table_blockset(L, sel);
+
+	tk->p = hamming_table_prefix_bits(L, sel);
+	tk->nrest = 0;
+	for (int b = 0; b < L->m; b++)
+		if ((set & (UINT64CONST(1) << b)) == 0)
+			tk->rest[tk->nrest++] = b;
+}
+
+/*
+ * The clusters' sort key of fingerprint fp under a table: the table's
+ * prefix, mixed by a bijection, in the top p bits, the bits of the other
+ * blocks below.  Two keys of one prefix agree on their top p bits, and the
+ * XOR of the keys then has as many bits set as the XOR of the fingerprints
+ * (the same bits, permuted).
+ */
+static inline uint64
+cluster_sort_key(const HammingLayout *L, const int *sel, const TableKey *tk,
+				 uint64 fp)
+{
+	uint64		mixed = hamming_table_key(L, sel, fp) * PREFIX_MIX;
+	uint64		rest = 0;
+
+	if (tk->p >= 64)
+		return mixed;
+	for (int i = 0; i < tk->nrest; i++)
+	{
+		int			b = tk->rest[i];
+
+		rest = (rest << L->bsize[b]) | ((fp >> L->bshift[b]) & L->blow[b]);
+	}
+	return (mixed << (64 - tk->p)) | rest;
+}
+
+/*
+ * Link every pair of a run of first rows sharing a table's prefix within
+ * the radius (the key's bits give the distance).
+ */
+static pg_attribute_always_inline void
+cluster_run_body(BatchUnionFind *uf, const BatchRec *r, uint64 len, int k)
+{
+	for (uint64 a = 0; a + 1 < len; a++)
+	{
+		uint64		ka = r[a].key;
+
+		if ((a & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (uint64 b = a + 1; b < len; b++)
+			if (__builtin_popcountll(ka ^ r[b].key) <= k)
+				batch_uf_union(uf, (uint32) r[a].val, (uint32) r[b].val);
+	}
+}
+
+#ifdef BATCH_POPCNT_DISPATCH
+/* cluster_run compiled for the POPCNT instruction. */
+__attribute__((target("popcnt")))
+static void
+cluster_run_popcnt(BatchUnionFind *uf, const BatchRec *r, uint64 len, int k)
+{
+	cluster_run_body(uf, r, len, k);
+}
+#endif
+
+/* cluster_run for any CPU (popcount in software). */
+static void
+cluster_run_generic(BatchUnionFind *uf, const BatchRec *r, uint64 len, int k)
+{
+	cluster_run_body(uf, r, len, k);
+}
+
+/*
+ * Link every pair of a run of first rows within the radius, with the
+ * hardware popcount when the CPU has one.
+ */
+static void
+cluster_run(HammingBatch *hb, const BatchRec *r, uint64 len)
+{
+#ifdef BATCH_POPCNT_DISPATCH
+	if (hamming_have_popcnt())
+	{
+		cluster_run_popcnt(&hb->uf, r, len, hb->radius);
+		return;
+	}
+#endif
+	cluster_run_generic(&hb->uf, r, len, hb->radius);
+}
+
+/* Partition callback of a clusters' table: link the pairs of each run. */
+static void
+cluster_table_runs(void *arg, char *records, uint64 count)
+{
+	SpillScan  *scan = (SpillScan *) arg;
+	BatchRec   *recs = (BatchRec *) records;
+	int			drop = 64 - scan->prefix_bits;
+
+	for (uint64 s = 0; s < count;)
+	{
+		uint64		e = s + 1;
+		uint64		pre = recs[s].key >> drop;
+
+		while (e < count && (recs[e].key >> drop) == pre)
+			e++;
+		if (e - s > 1)
+			cluster_run(scan->hb, recs + s, e - s);
+		else if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		s = e;
+	}
+}
+
+/* Link the pairs of the first table's current run and empty it. */
+static void
+first_table_flush(SpillScan *scan)
+{
+	if (scan->nrun > 1)
+		cluster_run(scan->hb, scan->run, scan->nrun);
+	scan->nrun = 0;
+}
+
+/*
+ * The first table's blocks are the top bits of the fingerprint, and the
+ * grouping pass meets the first rows in fingerprint order: the runs of that
+ * table come one after the other, and are linked there, the fingerprint
+ * being the key (the same limit on a run as in a partition).
+ */
+static void
+first_table_add(SpillScan *scan, const BatchRec *leader)
+{
+	int			drop = 64 - scan->first_bits;
+
+	if (scan->nrun > 0 && (scan->run[0].key >> drop) != (leader->key >> drop))
+		first_table_flush(scan);
+	if (scan->nrun == scan->runcap)
+	{
+		BatchCall  *call = scan->hb->call;
+
+		if ((double) scan->nrun * sizeof(BatchRec) >= 2.0 * call->mem_limit)
+			batch_error_run_too_large(call, scan->nrun + 1, sizeof(BatchRec));
+		scan->runcap = Max(scan->runcap * 2, 1024);
+		scan->run = scan->run ?
+			repalloc_huge(scan->run, scan->runcap * sizeof(BatchRec)) :
+			MemoryContextAllocHuge(call->cxt, scan->runcap * sizeof(BatchRec));
+	}
+	scan->run[scan->nrun++] = *leader;
+}
+
+/*
+ * The tables of hamming_clusters over the file of first rows: per table,
+ * every first row goes as a (key, row) record into the partition of its
+ * prefix; each partition is sorted in place and its runs of one prefix
+ * linked.
+ */
+static void
+cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
+{
+	BatchCall  *call = hb->call;
+	HammingLayout *L = &hb->layout;
+	BatchRec   *chunk = palloc(LEADER_CHUNK * sizeof(BatchRec));
+	int			sel[64];
+	double		tno = 0;
+
+	/* the first table was linked by the grouping pass, the next entered */
+	hamming_first_table(L, sel);
+	tno++;
+	batch_report_progress(call, "table", tno, L->ntables);
+	for (int t = 0; t < scan->nearly; t++)
+	{
+		EarlyTable *et = &scan->early[t];
+
+		scan->prefix_bits = et->tk.p;
+		batch_partitions_sort_each(et->parts, cluster_table_runs, scan, true);
+		batch_partitions_end(et->parts);
+		hamming_next_table(L, sel);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	}
+	while (hamming_next_table(L, sel))
+	{
+		BatchPartitions *parts;
+		TableKey	tk;
+
+		table_key_init(L, sel, &tk);
+		parts = batch_partitions_begin_prefix(call, sizeof(BatchRec), scan->nleaders,
+											  call->mem_limit, tk.p);
+		batch_file_rewind(scan->leaders);
+		for (uint64 done = 0; done < scan->nleaders;)
+		{
+			uint64		m = Min((uint64) LEADER_CHUNK, scan->nleaders - done);
+
+			batch_file_read(scan->leaders, chunk, m * sizeof(BatchRec));
+			CHECK_FOR_INTERRUPTS();
+			for (uint64 i = 0; i < m; i++)
+			{
+				BatchRec	rec;
+
+				rec.key = cluster_sort_key(L, sel, &tk, chunk[i].key);
+				rec.val = chunk[i].val;
+				batch_partitions_put(parts, &rec);
+			}
+			done += m;
+		}
+		scan->prefix_bits = tk.p;
+		batch_partitions_sort_each(parts, cluster_table_runs, scan, true);
+		batch_partitions_end(parts);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	}
+	pfree(chunk);
 }
 
 /* Compare all pairs of one run of rows sharing a table's prefix. */
@@ -224,19 +560,41 @@ hamming_tables_spilled(HammingBatch *hb)
 	uint8	   *member = NULL;
 	int			sel[64];
 	double		tno = 0;
+	SpillScan	groups;
 	MemoryContext old = MemoryContextSwitchTo(call->cxt);
 
-	if (hb->verify.active)
-		hb->candidates = batch_pairs_begin(rows);
-	else if (call->mode == BATCH_CLUSTER)
-	{
-		member = palloc0(rows->nrows / 8 + 1);
-		group_spilled(hb, member);
-	}
+	memset(&groups, 0, sizeof(groups));
 	hamming_choose_layout(hb, (double) rows->nrows, true, 64);
 	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, hb->radius,
 			  L->m, L->ntables, work_mem);
+	if (hb->verify.active)
+		hb->candidates = batch_pairs_begin(rows);
+	else if (call->mode == BATCH_CLUSTER)
+	{
+		int			first_bits = 0;
+
+		if (L->m > 0)
+		{
+			hamming_first_table(L, sel);
+			first_bits = hamming_table_prefix_bits(L, sel);
+		}
+		member = palloc0(rows->nrows / 8 + 1);
+		group_spilled(hb, member, &groups, first_bits);
+	}
+	if (member && L->m > 0)
+	{
+		cluster_tables_spilled(hb, &groups);
+		if (groups.leaders)
+			BufFileClose(groups.leaders);
+		if (groups.early)
+			pfree(groups.early);
+		pfree(member);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	if (groups.leaders)
+		BufFileClose(groups.leaders);
 
 	memset(sel, 0, sizeof(sel));
 	if (L->m > 0)

@@ -5,15 +5,17 @@
  *	  temporary files (batch_sort.c), in the shape of Broder et al.'s
  *	  clustering (1997, s.3: every step a sort or a merge of files).
  *
- * min-hash: the same exact bands as the in-memory path, band by band: the
- * rows go into partition files under the key of their band, each partition
- * is sorted and every pair inside a run of equal keys is a candidate.  The
- * candidates of all bands are verified by two merges with the rows
- * (batch_pairs.c), so each row's values are read sequentially, never at
- * random, and the memory used is that of one partition at a time.  Empty
- * documents (resemblance 1 with each other only) are paired from a file of
- * their own; for clusters, identical sketches are grouped first (one node,
- * one entry per band).
+ * min-hash: the same exact bands as the in-memory path: the rows go into
+ * partition files under the key of each band, many bands in one pass over
+ * the rows (so the rows, 536 bytes each at k = 128, are read a few times,
+ * not once per band), each partition is sorted and every pair of one band
+ * inside a run of equal keys is a candidate.  The candidates of all bands
+ * are verified by two merges with the rows (batch_pairs.c), so each row's
+ * values are read sequentially, never at random, and the memory used is
+ * that of one partition at a time.  Empty documents (resemblance 1 with
+ * each other only) are paired from a file of their own; for clusters,
+ * identical sketches are grouped first (one node, one entry per band), and
+ * the empty ones linked on the way.
  *
  * super-shingles: the arrays are short (a few 8-byte values), so each
  * position's entries carry the whole array and a run is verified in place.
@@ -21,6 +23,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "sketch_batch.h"
 
@@ -30,14 +34,21 @@
 /* A row under the key of one band. */
 typedef struct BandRec
 {
-	uint64		key;
+	uint64		key;			/* the band's key, mixed with its number */
 	uint32		row;
-	uint32		flags;
+	uint32		flags;			/* the row's flags, the band's number above */
 } BandRec;
 
-/* A row under a hash of all its values (grouping), with the values. */
-#define GROUP_ROW(rec)		((int64 *) ((rec) + 8))
-#define GROUP_VALUES(rec)	((uint32 *) ((rec) + 16))
+/* Where the band's number is in BandRec.flags. */
+#define BAND_SHIFT				8
+
+/*
+ * An entry of an exact search (no join) is 8 bytes: the top bits of the
+ * band's key (mixed with its number) above the row number, which takes the
+ * bits the number of rows needs (20 for 1M rows, so 44 bits of key).  Keys
+ * that collide only add candidates, which their estimate then turns down:
+ * the exact search reports every pair whose estimate reaches the threshold.
+ */
 
 /* State of the spilled min-hash search. */
 typedef struct SpillSearch
@@ -45,9 +56,15 @@ typedef struct SpillSearch
 	SketchBatch *sb;
 	BatchPairSet *pairs;		/* candidates of every band */
 	uint8	   *member;			/* clusters: rows left out of the bands */
-	int			group_size;		/* bytes of a grouping record */
-	char	   *leader;			/* grouping: first record of the current run */
+	uint32	   *leader;			/* grouping: values of the current run's first
+								 * row */
+	uint64		leader_key;
+	uint32		leader_row;
 	bool		have_leader;
+	bool		leader_read;	/* its values are in leader */
+	uint64		nmember;		/* grouping: rows that joined a group */
+	uint64		nentered;		/* rows entered in the bands, at most */
+	int			row_bits;		/* 8-byte entries: bits of the row number */
 } SpillSearch;
 
 /* Is bit i of a bitmap set? */
@@ -65,43 +82,57 @@ empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
 }
 
 /*
- * Partition callback of the grouping pass (clusters): a record whose values
- * equal those of the first record of its run of equal hashes joins that
- * record's group (a run may span calls; a rare hash collision only leaves
- * two groups apart, which the bands then link).
+ * Partition callback of the grouping pass (clusters), over (hash of all
+ * values, row) records in that order: a row whose values equal those of the
+ * first row of its run of equal hashes joins that row's group (a run may
+ * span calls; a rare hash collision only leaves two groups apart, which the
+ * bands then link).  The values of the rows of a run of two or more are
+ * read back from the rows, in row order.
  */
 static void
 group_runs(void *arg, char *records, uint64 count)
 {
 	SpillSearch *ss = (SpillSearch *) arg;
 	SketchBatch *sb = ss->sb;
+	BatchRec   *recs = (BatchRec *) records;
 	size_t		vbytes = sizeof(uint32) * sb->k;
 
 	for (uint64 i = 0; i < count; i++)
 	{
-		char	   *ri = records + i * ss->group_size;
-		uint32		rowi = (uint32) *GROUP_ROW(ri);
+		uint32		row = (uint32) recs[i].val;
+		BatchRow	r;
 
 		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!ss->have_leader || memcmp(ri, ss->leader, 8) != 0)
+		if (!ss->have_leader || recs[i].key != ss->leader_key)
 		{
-			memcpy(ss->leader, ri, ss->group_size);
 			ss->have_leader = true;
+			ss->leader_key = recs[i].key;
+			ss->leader_row = row;
+			ss->leader_read = false;
 			continue;
 		}
-		if (memcmp(GROUP_VALUES(ri), GROUP_VALUES(ss->leader), vbytes) == 0)
+		if (!ss->leader_read)
 		{
-			batch_uf_union(&sb->uf, (uint32) *GROUP_ROW(ss->leader), rowi);
-			ss->member[rowi / 8] |= (uint8) (1 << (rowi % 8));
+			batch_rows_fetch(&sb->rows, ss->leader_row, &r);
+			memcpy(ss->leader, r.payload, vbytes);
+			ss->leader_read = true;
+		}
+		batch_rows_fetch(&sb->rows, row, &r);
+		if (memcmp(r.payload, ss->leader, vbytes) == 0)
+		{
+			batch_uf_union(&sb->uf, ss->leader_row, row);
+			ss->member[row / 8] |= (uint8) (1 << (row % 8));
+			ss->nmember++;
 		}
 	}
 }
 
 /*
- * Group identical sketches of spilled rows (clusters): records keyed by a
- * hash of all values, carrying the values; members of a group are linked to
- * its first row and left out of the bands.
+ * Group identical sketches of spilled rows (clusters): (hash of all values,
+ * row) records, partitioned and sorted; members of a group are linked to
+ * its first row and left out of the bands.  The sketches of empty
+ * documents, all alike, are linked into one component on the way.
  */
 static void
 group_identical_spilled(SpillSearch *ss)
@@ -110,29 +141,31 @@ group_identical_spilled(SpillSearch *ss)
 	BatchCall  *call = sb->call;
 	BatchPartitions *parts;
 	BatchRow	row;
-	char	   *rec;
+	int64		first_empty = -1;
 
-	ss->group_size = MAXALIGN(16 + sizeof(uint32) * sb->k);
-	rec = palloc0(ss->group_size);
-	parts = batch_partitions_begin(call, ss->group_size, sb->rows.nrows, call->mem_limit);
+	parts = batch_partitions_begin(call, sizeof(BatchRec), sb->rows.nrows, call->mem_limit);
 	batch_rows_rewind(&sb->rows);
 	while (batch_rows_next(&sb->rows, &row))
 	{
-		uint64		key;
+		BatchRec	rec;
 
 		if (row.flags & ROW_EMPTY)
+		{
+			if (first_empty < 0)
+				first_empty = row.row;
+			else
+				batch_uf_union(&sb->uf, (uint32) first_empty, row.row);
 			continue;
-		key = sketch_band_key((const uint32 *) row.payload, sb->k);
-		memcpy(rec, &key, sizeof(uint64));
-		*GROUP_ROW(rec) = row.row;
-		memcpy(GROUP_VALUES(rec), row.payload, sizeof(uint32) * sb->k);
-		batch_partitions_put(parts, rec);
+		}
+		rec.key = sketch_band_key((const uint32 *) row.payload, sb->k);
+		rec.val = row.row;
+		batch_partitions_put(parts, &rec);
 	}
-	ss->leader = palloc(ss->group_size);
+	ss->leader = palloc(sizeof(uint32) * sb->k);
 	ss->have_leader = false;
 	batch_partitions_sort_each(parts, group_runs, ss, false);
 	batch_partitions_end(parts);
-	pfree(rec);
+	pfree(ss->leader);
 }
 
 /* Partition callback of a band: every pair of a run is a candidate. */
@@ -154,6 +187,9 @@ band_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
+				/* keys of two bands that collide */
+				if ((recs[a].flags >> BAND_SHIFT) != (recs[b].flags >> BAND_SHIFT))
+					continue;
 				if (sb->call->mode == BATCH_JOIN &&
 					!((recs[a].flags ^ recs[b].flags) & BATCH_ROW_SIDE1))
 					continue;
@@ -167,6 +203,83 @@ band_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 		s = e;
 	}
+}
+
+/*
+ * Partition callback of the bands of an exact search (8-byte entries):
+ * every pair of rows inside a run of one key is a candidate.
+ */
+static void
+entry_runs(void *arg, char *records, uint64 count)
+{
+	SpillSearch *ss = (SpillSearch *) arg;
+	SketchBatch *sb = ss->sb;
+	uint64	   *ent = (uint64 *) records;
+	int			rb_bits = ss->row_bits;
+	uint64		row_mask = (UINT64CONST(1) << rb_bits) - 1;
+
+	for (uint64 s = 0; s < count;)
+	{
+		uint64		e = s + 1;
+		uint64		key = ent[s] >> rb_bits;
+
+		while (e < count && (ent[e] >> rb_bits) == key)
+			e++;
+		for (uint64 a = s; a + 1 < e; a++)
+		{
+			uint32		ra = (uint32) (ent[a] & row_mask);
+
+			CHECK_FOR_INTERRUPTS();
+			for (uint64 b = a + 1; b < e; b++)
+			{
+				uint32		rb = (uint32) (ent[b] & row_mask);
+
+				/* two bands of one row whose keys collide */
+				if (ra == rb)
+					continue;
+				if (sb->call->mode == BATCH_CLUSTER &&
+					batch_uf_find(&sb->uf, ra) == batch_uf_find(&sb->uf, rb))
+					continue;
+				batch_pairs_add(ss->pairs, ra, rb);
+			}
+		}
+		if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		s = e;
+	}
+}
+
+/*
+ * The key of band j of a row: the key of its values, mixed with j, so that
+ * the entries of all bands can share partitions.
+ */
+static inline uint64
+band_entry_key(const uint32 *values, int j, int r)
+{
+	return nddup_fmix64(sketch_band_key(values + j * r, r) +
+						(uint64) j * UINT64CONST(0x9e3779b97f4a7c15));
+}
+
+/*
+ * Bands entered per pass over the rows: every band in one pass when the
+ * partitions of all their entries take fewer bytes to write and read again
+ * (their second level) than reading the rows once more per extra pass
+ * would; else as many as one level of partitions sorts.
+ */
+static int
+bands_per_pass(SketchBatch *sb, uint64 nentered, int entry_size)
+{
+	BatchRows  *rows = &sb->rows;
+	double		cap = (double) batch_partitions_capacity(entry_size,
+														 sb->call->mem_limit);
+	double		entries = (double) nentered * sb->nbands;
+	double		passes = ceil(entries / Max(cap, 1.0));
+	double		row_bytes = (double) rows->nrows * rows->record_size;
+	double		split_bytes = 2.0 * entries * entry_size;
+
+	if (passes <= 1 || row_bytes * (passes - 1) > split_bytes)
+		return sb->nbands;
+	return (int) ceil(sb->nbands / passes);
 }
 
 /*
@@ -260,6 +373,9 @@ sketch_pairs_spilled(SketchBatch *sb)
 	BatchRows  *rows = &sb->rows;
 	SpillSearch ss;
 	int			r = sb->nrowsband;
+	int			per_pass;
+	bool		short_entries = sb->exact && call->mode != BATCH_JOIN;
+	int			entry_size = short_entries ? sizeof(uint64) : sizeof(BandRec);
 
 	if (sb->emin == 0 && call->mode == BATCH_CLUSTER && !sb->verify.active)
 	{
@@ -284,22 +400,37 @@ sketch_pairs_spilled(SketchBatch *sb)
 	ss.pairs = batch_pairs_begin(rows);
 	if (sb->verify.active)
 		empty_candidates(&ss);
-	else
+	else if (call->mode == BATCH_CLUSTER)
 	{
-		batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
-		if (call->mode == BATCH_CLUSTER)
-		{
-			ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
-			group_identical_spilled(&ss);
-		}
+		/* the empty sketches are linked by the grouping pass */
+		ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);
+		group_identical_spilled(&ss);
 	}
+	else
+		batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
+	ss.nentered = rows->nrows - ss.nmember;
 
-	/* candidates of every band */
-	for (int j = 0; j < sb->nbands; j++)
+	/* candidates of every band, a group of bands per pass over the rows */
+	ss.row_bits = 1;
+	while (ss.row_bits < 32 && (UINT64CONST(1) << ss.row_bits) < rows->nrows)
+		ss.row_bits++;
+	per_pass = bands_per_pass(sb, ss.nentered, entry_size);
+	batch_log_time(call, "%s: %d bands of %llu rows, %d bands per pass over the rows, %d-byte entries",
+				   call->fname, sb->nbands, (unsigned long long) ss.nentered,
+				   per_pass, entry_size);
+	for (int j0 = 0; j0 < sb->nbands; j0 += per_pass)
 	{
-		BatchPartitions *band = batch_partitions_begin(call, sizeof(BandRec),
-													   rows->nrows, call->mem_limit);
+		int			j1 = Min(j0 + per_pass, sb->nbands);
+		uint64		expected = ss.nentered * (j1 - j0);
+		BatchPartitions *band;
 		BatchRow	row;
+
+		if (short_entries)
+			band = batch_partitions_begin_prefix(call, sizeof(uint64), expected,
+												 call->mem_limit, 64 - ss.row_bits);
+		else
+			band = batch_partitions_begin(call, sizeof(BandRec), expected,
+										  call->mem_limit);
 
 		batch_rows_rewind(rows);
 		while (batch_rows_next(rows, &row))
@@ -310,14 +441,26 @@ sketch_pairs_spilled(SketchBatch *sb)
 				continue;
 			if (ss.member && bit_is_set(ss.member, row.row))
 				continue;
-			rec.key = sketch_band_key((const uint32 *) row.payload + j * r, r);
 			rec.row = row.row;
-			rec.flags = row.flags;
-			batch_partitions_put(band, &rec);
+			for (int j = j0; j < j1; j++)
+			{
+				rec.key = band_entry_key((const uint32 *) row.payload, j, r);
+				if (short_entries)
+				{
+					uint64		entry = (rec.key >> ss.row_bits << ss.row_bits) |
+						row.row;
+
+					batch_partitions_put(band, &entry);
+					continue;
+				}
+				rec.flags = row.flags | ((uint32) j << BAND_SHIFT);
+				batch_partitions_put(band, &rec);
+			}
 		}
-		batch_partitions_sort_each(band, band_runs, &ss, true);
+		batch_partitions_sort_each(band, short_entries ? entry_runs : band_runs,
+								   &ss, true);
 		batch_partitions_end(band);
-		batch_report_progress(call, "band", j + 1, sb->nbands);
+		batch_report_progress(call, "band", j1, sb->nbands);
 	}
 	batch_pairs_verify(ss.pairs, verify_pair, sb);
 	if (ss.member)

@@ -293,6 +293,33 @@ SELECT variant, count(*) AS rows,
 						   EXCEPT ALL SELECT * FROM mem_clusters m WHERE m.variant = v.variant) y) AS extra
 FROM mem_clusters v GROUP BY variant ORDER BY variant;
 DROP TABLE mem_clusters, spill_clusters;
+-- 6,000 fingerprints sharing their top 48 bits and 6,000 sharing their low
+-- 48 bits: in each table (keyed by one half) the ones of one kind are one
+-- run, larger than work_mem: the first table's met in order while grouping,
+-- the second's handed over whole (its partition cannot be split by the
+-- key's lower bits); the same clusters
+CREATE TABLE top_fp AS
+SELECT g AS id, ('x' || substr(md5('top' || g), 1, 4))::bit(16)::integer::bigint::simhash64 AS fp
+FROM generate_series(1, 6000) g
+UNION ALL
+SELECT 10000 + g, ((('x' || substr(md5('low' || g), 1, 4))::bit(16)::integer::bigint) << 48)::simhash64
+FROM generate_series(1, 6000) g;
+CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+SET work_mem = '64kB';
+CREATE TABLE top_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+-- 10 blocks, 10 tables: the grouping pass enters 8 of those after the first,
+-- the last one reads the file of first rows
+SET nddup.batch_blocks = 10;
+CREATE TABLE top_spill10 AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+RESET nddup.batch_blocks;
+RESET work_mem;
+SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
+	(SELECT count(*) FROM (TABLE top_mem EXCEPT ALL TABLE top_spill) x) AS missing,
+	(SELECT count(*) FROM (TABLE top_spill EXCEPT ALL TABLE top_mem) y) AS extra,
+	(SELECT count(*) FROM (TABLE top_mem EXCEPT ALL TABLE top_spill10) x) AS missing10,
+	(SELECT count(*) FROM (TABLE top_spill10 EXCEPT ALL TABLE top_mem) y) AS extra10
+FROM top_mem;
+DROP TABLE top_fp, top_mem, top_spill, top_spill10;
 
 -- statement_timeout stops a long run
 SET statement_timeout = '300ms';

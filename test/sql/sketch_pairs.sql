@@ -258,6 +258,27 @@ SELECT variant, count(*) AS rows,
 						   EXCEPT ALL SELECT * FROM sp_mem m WHERE m.variant = v.variant) y) AS extra
 FROM sp_mem v GROUP BY variant ORDER BY variant;
 DROP TABLE sp_mem, sp_spill;
+-- the documents and 24,000 unrelated ones at 64kB: the entries of the 65
+-- bands take two passes over the rows; the same clusters
+CREATE TABLE sp_more AS
+SELECT id, s FROM sp_docs
+UNION ALL
+SELECT 100000 + g, minhash((SELECT string_agg(substr(md5('m' || g || '/' || j), 1, 6), ' ')
+							FROM generate_series(1, 20) j))
+FROM generate_series(1, 24000) g;
+CREATE TABLE sp_more_mem AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5);
+SET work_mem = '64kB';
+SET nddup.progress = on;
+\set VERBOSITY terse
+CREATE TABLE sp_more_spill AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5);
+\set VERBOSITY default
+RESET nddup.progress;
+RESET work_mem;
+SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
+	(SELECT count(*) FROM (TABLE sp_more_mem EXCEPT ALL TABLE sp_more_spill) x) AS missing,
+	(SELECT count(*) FROM (TABLE sp_more_spill EXCEPT ALL TABLE sp_more_mem) y) AS extra
+FROM sp_more_mem;
+DROP TABLE sp_more, sp_more_mem, sp_more_spill;
 
 -- statement_timeout stops a long run (20,000 copies: 200M result pairs)
 CREATE TABLE sp_copies AS
