@@ -111,6 +111,7 @@ build_postgres() {
 		make -j"$JOBS" >"$dir/make.log" 2>&1
 		make install >"$dir/install.log" 2>&1
 		make -C contrib/amcheck install >>"$dir/install.log" 2>&1
+		make -C contrib/postgres_fdw install >>"$dir/install.log" 2>&1
 		make -C src/test/isolation install >>"$dir/install.log" 2>&1
 	) || { echo "PostgreSQL build failed; see $dir/*.log" >&2; return 1; }
 	{
@@ -152,6 +153,10 @@ cp -al "$PREFIX" "$PG" 2>/dev/null || { rm -rf "$PG"; cp -a "$PREFIX" "$PG"; }
 PG_BIN=$PG/bin
 PGXS_DIR=$(dirname "$(dirname "$(dirname "$("$PG_BIN/pg_config" --pgxs)")")")
 export PATH="$PG_BIN:$PATH"
+# its own libpq for its programs, also where the rpath of the build is a
+# directory PG_USER cannot enter (root's ~/.cache): else psql takes the
+# system's libpq of another major (undefined symbol PQgetCurrentTimeUSec)
+export LD_LIBRARY_PATH="$PG/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # unlink (never write through) any nddup files the installation already has
 rm -rf "$("$PG_BIN/pg_config" --pkglibdir)"/nddup.so "$("$PG_BIN/pg_config" --pkglibdir)"/bitcode/nddup* \
 	"$("$PG_BIN/pg_config" --sharedir)"/extension/nddup[.-]*
