@@ -94,8 +94,7 @@ extern bool set_candidate(const SetBatch *sb, uint32 rowa, uint32 na, uint8 fa, 
 						  uint32 rowb, uint32 nb, uint8 fb, bool pb);
 extern bool set_length_ok(const SetBatch *sb, uint32 na, uint8 fa, uint32 nb, uint8 fb);
 extern bool set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
-						const uint64 *b, uint32 nb, uint8 fb, double *score,
-						SetOrderKey *first_common);
+						const uint64 *b, uint32 nb, uint8 fb, double *score);
 extern void set_found(SetBatch *sb, uint32 x, int64 idx, uint8 fx,
 					  uint32 y, int64 idy, uint8 fy, double score);
 

@@ -223,14 +223,11 @@ set_length_ok(const SetBatch *sb, uint32 na, uint8 fa, uint32 nb, uint8 fb)
 
 /*
  * The measure of two sets (hashes ascending) and whether it reaches the
- * threshold, as jaccard() and containment() compute it; also the first
- * common shingle in the global order, for the in-memory path's rule that
- * a pair is reported by that shingle's run only.
+ * threshold, as jaccard() and containment() compute it.
  */
 bool
 set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
-			const uint64 *b, uint32 nb, uint8 fb, double *score,
-			SetOrderKey *first_common)
+			const uint64 *b, uint32 nb, uint8 fb, double *score)
 {
 	uint32		i = 0;
 	uint32		j = 0;
@@ -245,8 +242,6 @@ set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 		*score = 1.0;
 		return sb->measure == SET_JACCARD && (fa & ROW_EMPTY) && (fb & ROW_EMPTY);
 	}
-	if (first_common)
-		first_common->df = PG_UINT32_MAX;
 	while (i < na && j < nb)
 	{
 		if (a[i] < b[j])
@@ -255,15 +250,6 @@ set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 			j++;
 		else
 		{
-			if (first_common)
-			{
-				SetOrderKey k;
-
-				k.df = set_df(sb, a[i]);
-				k.hash = a[i];
-				if (common == 0 || set_order_cmp(&k, first_common) < 0)
-					*first_common = k;
-			}
 			common++;
 			i++;
 			j++;

@@ -34,8 +34,9 @@ PG_FUNCTION_INFO_V1(shingleset_clusters_rel);
 /*
  * Bytes per input row of the in-memory path besides the set's hashes: id,
  * flags, order key 17, offset 8, the prefix records (16 per prefix shingle,
- * about 4 per row at the usual thresholds, and their sort buffer) 128, for
- * clusters union-find 5 and the id sort 32; plus what the allocator keeps.
+ * about 4 per row at the usual thresholds, and their sort buffer) 128, the
+ * start of the row's records, its candidate mark and slot 16, for clusters
+ * union-find 5 and the id sort 32; plus what the allocator keeps.
  */
 #define SET_ROW_OVERHEAD_PAIRS		200
 #define SET_ROW_OVERHEAD_CLUSTER	260
