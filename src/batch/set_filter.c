@@ -22,10 +22,13 @@
  * it.
  *
  * The document frequencies come from a table of at most df_max shingles
- * (within a share of work_mem): shingles first seen once it is full count 0,
- * i.e. rare.  Any total order keeps the answer exact; rarest first keeps the
- * candidate lists short (frequent shingles, boilerplate, come last and so
- * seldom in a prefix).
+ * (within a share of work_mem).  When it is full, the shingles counted
+ * least (once, at first: most shingles of a large input) are dropped to
+ * make room, so that the frequent ones keep being counted however many
+ * distinct shingles the input has; a dropped shingle not seen again counts
+ * 0, i.e. rare.  Any total order keeps the answer exact; rarest first keeps
+ * the candidate lists short (frequent shingles, boilerplate, come last and
+ * so seldom in a prefix).
  *
  *-------------------------------------------------------------------------
  */
@@ -75,6 +78,32 @@ set_df(SetBatch *sb, uint64 hash)
 	return e ? e->df : 0;
 }
 
+/*
+ * Make room in the full document-frequency table: drop the shingles
+ * counted at most once, then (while more than half of it is still in use)
+ * at most twice, four times, ...
+ */
+static void
+set_df_drop_least(SetBatch *sb)
+{
+	uint32		most = 1;
+
+	while (sb->df->members >= sb->df_max / 2)
+	{
+		setdf_iterator it;
+		SetDfEntry *e;
+
+		CHECK_FOR_INTERRUPTS();
+		setdf_start_iterate(sb->df, &it);
+		while ((e = setdf_iterate(sb->df, &it)) != NULL)
+		{
+			if (e->df <= most)
+				setdf_delete_item(sb->df, e);
+		}
+		most = most >= PG_UINT32_MAX / 2 ? PG_UINT32_MAX : most * 2;
+	}
+}
+
 /* Count the shingles of a set in the document-frequency table. */
 void
 set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
@@ -85,12 +114,7 @@ set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 		bool		found;
 
 		if (sb->df->members >= sb->df_max)
-		{
-			e = setdf_lookup(sb->df, items[i]);
-			if (e)
-				e->df++;
-			continue;
-		}
+			set_df_drop_least(sb);
 		e = setdf_insert(sb->df, items[i], &found);
 		e->df = found ? e->df + 1 : 1;
 	}

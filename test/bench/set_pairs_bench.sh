@@ -213,11 +213,21 @@ run_part() {
 	local t0
 	gin_from=$tab; gin_scale=1
 	if timed gin; then
-		t0=$(date +%s.%N)
-		pg_sql -q -c "SET maintenance_work_mem = '1GB'" -c "DROP INDEX IF EXISTS ${tab}_ss_gin" \
-			-c "CREATE INDEX ${tab}_ss_gin ON $tab USING gin (ss shingleset_ops) WITH (fastupdate = off)"
-		printf 'GIN index (shingleset_ops, fastupdate off): built in %.1f s, %s\n' \
-			"$(echo "$(date +%s.%N) - $t0" | bc)" "$(q -c "SELECT pg_size_pretty(pg_relation_size('${tab}_ss_gin'))")"
+		# (kept with the data: made again when the table is)
+		if [ "$(q -c "SELECT to_regclass('${tab}_ss_gin') IS NOT NULL")" = t ] &&
+			[ -n "$(q -c "SELECT v FROM bench_meta WHERE k = 'gin $tab'")" ]; then
+			echo "GIN index (shingleset_ops, fastupdate off): kept from an earlier run, $(q -c "SELECT v FROM bench_meta WHERE k = 'gin $tab'")"
+		else
+			t0=$(date +%s.%N)
+			pg_sql -q -c "SET maintenance_work_mem = '1GB'" -c "DROP INDEX IF EXISTS ${tab}_ss_gin" \
+				-c "CREATE INDEX ${tab}_ss_gin ON $tab USING gin (ss shingleset_ops) WITH (fastupdate = off)"
+			local built
+			built=$(printf 'built in %.1f s at load %s (%s), %s' "$(echo "$(date +%s.%N) - $t0" | bc)" \
+				"$(cut -d' ' -f1 /proc/loadavg)" "$(date -u '+%F %H:%M')" \
+				"$(q -c "SELECT pg_size_pretty(pg_relation_size('${tab}_ss_gin'))")")
+			pg_sql -q -c "INSERT INTO bench_meta VALUES ('gin $tab', '$built') ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+			echo "GIN index (shingleset_ops, fastupdate off): $built"
+		fi
 		if [ "$FULL" = 1 ] || [ "$n" -le 200000 ]; then
 			gin_from=$tab; gin_scale=1
 		else
