@@ -44,16 +44,42 @@
 #include "utils/memutils.h"
 
 /* the document-frequency table: simplehash keyed by the shingle's hash */
+#define SETDF_HASH(key) ((uint32) (nddup_fmix64(key) >> 32))
 #define SH_PREFIX setdf
 #define SH_ELEMENT_TYPE SetDfEntry
 #define SH_KEY_TYPE uint64
 #define SH_KEY hash
-#define SH_HASH_KEY(tb, key) ((uint32) (nddup_fmix64(key) >> 32))
+#define SH_HASH_KEY(tb, key) SETDF_HASH(key)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_SCOPE static inline
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+
+/* the order of a set's shingles (set_prefix), sorted with inlined compares */
+#define ST_SORT set_sort_order_keys
+#define ST_ELEMENT_TYPE SetOrderKey
+#define ST_COMPARE(a, b) set_order_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
+ * How many shingles ahead the table's buckets are prefetched: the table is
+ * far larger than the caches, and a set's lookups are independent.
+ */
+#define DF_PREFETCH_AHEAD	16
+
+/* Ask the CPU for the bucket of a shingle's hash ahead of its lookup. */
+static inline void
+set_df_prefetch(const SetBatch *sb, uint64 hash)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	const struct setdf_hash *tb = sb->df;
+
+	__builtin_prefetch(&tb->data[SETDF_HASH(hash) & tb->sizemask]);
+#endif
+}
 
 /* An empty document-frequency table in memory context cxt. */
 struct setdf_hash *
@@ -79,28 +105,49 @@ set_df(SetBatch *sb, uint64 hash)
 }
 
 /*
- * Make room in the full document-frequency table: drop the shingles
- * counted at most once, then (while more than half of it is still in use)
- * at most twice, four times, ...
+ * Make room in the full document-frequency table: keep, in a new table,
+ * the shingles counted more than once, or (while that would still fill
+ * more than half of it) more than twice, four times, ...; copying the few
+ * that are kept costs less than deleting the many that are not.
  */
 static void
 set_df_drop_least(SetBatch *sb)
 {
 	uint32		most = 1;
+	uint64		kept;
 
-	while (sb->df->members >= sb->df_max / 2)
+	for (;;)
 	{
 		setdf_iterator it;
 		SetDfEntry *e;
 
-		CHECK_FOR_INTERRUPTS();
+		kept = 0;
 		setdf_start_iterate(sb->df, &it);
 		while ((e = setdf_iterate(sb->df, &it)) != NULL)
-		{
-			if (e->df <= most)
-				setdf_delete_item(sb->df, e);
-		}
+			kept += e->df > most;
+		if (kept < sb->df_max / 2 || most == PG_UINT32_MAX)
+			break;
 		most = most >= PG_UINT32_MAX / 2 ? PG_UINT32_MAX : most * 2;
+	}
+	CHECK_FOR_INTERRUPTS();
+	{
+		struct setdf_hash *old = sb->df;
+		setdf_iterator it;
+		SetDfEntry *e;
+
+		sb->df = setdf_create(sb->call->cxt, Max(sb->df_max, 1024), NULL);
+		setdf_start_iterate(old, &it);
+		while ((e = setdf_iterate(old, &it)) != NULL)
+		{
+			if (e->df > most)
+			{
+				bool		found;
+				SetDfEntry *n = setdf_insert(sb->df, e->hash, &found);
+
+				n->df = e->df;
+			}
+		}
+		setdf_destroy(old);
 	}
 }
 
@@ -108,23 +155,20 @@ set_df_drop_least(SetBatch *sb)
 void
 set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 {
+	for (uint32 i = 0; i < Min(n, DF_PREFETCH_AHEAD); i++)
+		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
 		SetDfEntry *e;
 		bool		found;
 
+		if (i + DF_PREFETCH_AHEAD < n)
+			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
 		if (sb->df->members >= sb->df_max)
 			set_df_drop_least(sb);
 		e = setdf_insert(sb->df, items[i], &found);
 		e->df = found ? e->df + 1 : 1;
 	}
-}
-
-/* qsort comparator of order keys. */
-static int
-order_key_cmp(const void *a, const void *b)
-{
-	return set_order_cmp((const SetOrderKey *) a, (const SetOrderKey *) b);
 }
 
 /*
@@ -142,12 +186,16 @@ set_prefix(SetBatch *sb, const uint64 *items, uint32 n, uint64 *prefix)
 	if (n == 0)
 		return 0;
 	keys = palloc(sizeof(SetOrderKey) * n);
+	for (uint32 i = 0; i < Min(n, DF_PREFETCH_AHEAD); i++)
+		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
+		if (i + DF_PREFETCH_AHEAD < n)
+			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
 		keys[i].df = set_df(sb, items[i]);
 		keys[i].hash = items[i];
 	}
-	qsort(keys, n, sizeof(SetOrderKey), order_key_cmp);
+	set_sort_order_keys(keys, n);
 	for (uint32 i = 0; i < p; i++)
 		prefix[i] = keys[i].hash;
 	pfree(keys);
