@@ -64,9 +64,10 @@ typedef struct SetBatch
 	uint8		unit;
 	uint32		param;
 
-	/* the global order: document frequencies of the shingles admitted */
-	struct setdf_hash *df;
-	uint64		df_max;			/* shingles admitted at most */
+	/* the global order: counts of the shingles by the top bits of their hash */
+	uint16	   *dfc;			/* 2^dfc_bits counters, saturating */
+	int			dfc_bits;
+	uint64		counted;		/* shingles counted */
 
 	/* clusters: union-find over rows */
 	BatchUnionFind uf;
@@ -84,7 +85,7 @@ set_order_cmp(const SetOrderKey *a, const SetOrderKey *b)
 }
 
 /* set_filter.c: the order, prefixes, the measure */
-extern struct setdf_hash *set_df_create(MemoryContext cxt);
+extern void set_df_init(SetBatch *sb, int64 bytes);
 extern void set_count_df(SetBatch *sb, const uint64 *items, uint32 n);
 extern uint64 set_df_size(SetBatch *sb);
 extern uint32 set_df(SetBatch *sb, uint64 hash);

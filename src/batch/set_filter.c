@@ -21,14 +21,14 @@
  * with the exact measure, computed as jaccard() and containment() compute
  * it.
  *
- * The document frequencies come from a table of at most df_max shingles
- * (within a share of work_mem).  When it is full, the shingles counted
- * least (once, at first: most shingles of a large input) are dropped to
- * make room, so that the frequent ones keep being counted however many
- * distinct shingles the input has; a dropped shingle not seen again counts
- * 0, i.e. rare.  Any total order keeps the answer exact; rarest first keeps
- * the candidate lists short (frequent shingles, boilerplate, come last and
- * so seldom in a prefix).
+ * The document frequencies are counted in 2^k saturating 16-bit counters
+ * indexed by the top bits of the shingle's mixed hash (at most 8 MB, within
+ * a quarter of work_mem): no keys, no probing, one access per shingle, and
+ * the counters stay in the CPU's caches.  Shingles sharing a counter share
+ * its count, so the order is (count of the counter, hash): a function of the
+ * hash alone, which is all exactness needs (any total order keeps the answer
+ * exact); rarest first keeps the candidate lists short (frequent shingles,
+ * boilerplate, come last and so seldom in a prefix).
  *
  *-------------------------------------------------------------------------
  */
@@ -43,19 +43,6 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* the document-frequency table: simplehash keyed by the shingle's hash */
-#define SETDF_HASH(key) ((uint32) (nddup_fmix64(key) >> 32))
-#define SH_PREFIX setdf
-#define SH_ELEMENT_TYPE SetDfEntry
-#define SH_KEY_TYPE uint64
-#define SH_KEY hash
-#define SH_HASH_KEY(tb, key) SETDF_HASH(key)
-#define SH_EQUAL(tb, a, b) ((a) == (b))
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
 /* the order of a set's shingles (set_prefix), sorted with inlined compares */
 #define ST_SORT set_sort_order_keys
 #define ST_ELEMENT_TYPE SetOrderKey
@@ -65,93 +52,59 @@
 #include "lib/sort_template.h"
 
 /*
- * How many shingles ahead the table's buckets are prefetched: the table is
- * far larger than the caches, and a set's lookups are independent.
+ * The counters: 2^DF_MAX_BITS at most (8 MB, which stays in the CPU's
+ * caches), 2^10 at least.
  */
+#define DF_MAX_BITS			22
+#define DF_MIN_BITS			10
+
+/* How many shingles ahead the counters are prefetched. */
 #define DF_PREFETCH_AHEAD	16
 
-/* Ask the CPU for the bucket of a shingle's hash ahead of its lookup. */
+/* The counter of a shingle's hash. */
+static inline uint16 *
+set_df_counter(const SetBatch *sb, uint64 hash)
+{
+	return &sb->dfc[nddup_fmix64(hash) >> (64 - sb->dfc_bits)];
+}
+
+/* Ask the CPU for the counter of a shingle's hash ahead of its use. */
 static inline void
 set_df_prefetch(const SetBatch *sb, uint64 hash)
 {
 #if defined(__GNUC__) || defined(__clang__)
-	const struct setdf_hash *tb = sb->df;
-
-	__builtin_prefetch(&tb->data[SETDF_HASH(hash) & tb->sizemask]);
+	__builtin_prefetch(set_df_counter(sb, hash));
 #endif
 }
 
-/* An empty document-frequency table in memory context cxt. */
-struct setdf_hash *
-set_df_create(MemoryContext cxt)
+/* Counters for the document frequencies within 'bytes' (zeroed). */
+void
+set_df_init(SetBatch *sb, int64 bytes)
 {
-	return setdf_create(cxt, 1024, NULL);
+	int			bits = DF_MIN_BITS;
+
+	while (bits < DF_MAX_BITS && ((int64) sizeof(uint16) << (bits + 1)) <= bytes)
+		bits++;
+	sb->dfc_bits = bits;
+	sb->dfc = MemoryContextAllocZero(sb->call->cxt, sizeof(uint16) << bits);
+	sb->counted = 0;
 }
 
-/* The number of distinct shingles counted. */
+/* The number of shingles counted. */
 uint64
 set_df_size(SetBatch *sb)
 {
-	return sb->df->members;
+	return sb->counted;
 }
 
-/* The document frequency of a shingle (0 if it was not admitted). */
+/* The count of a shingle's counter (shared by the shingles it stands for). */
 uint32
 set_df(SetBatch *sb, uint64 hash)
 {
-	SetDfEntry *e = setdf_lookup(sb->df, hash);
-
-	return e ? e->df : 0;
+	return *set_df_counter(sb, hash);
 }
 
-/*
- * Make room in the full document-frequency table: keep, in a new table,
- * the shingles counted more than once, or (while that would still fill
- * more than half of it) more than twice, four times, ...; copying the few
- * that are kept costs less than deleting the many that are not.
- */
-static void
-set_df_drop_least(SetBatch *sb)
-{
-	uint32		most = 1;
-	uint64		kept;
-
-	for (;;)
-	{
-		setdf_iterator it;
-		SetDfEntry *e;
-
-		kept = 0;
-		setdf_start_iterate(sb->df, &it);
-		while ((e = setdf_iterate(sb->df, &it)) != NULL)
-			kept += e->df > most;
-		if (kept < sb->df_max / 2 || most == PG_UINT32_MAX)
-			break;
-		most = most >= PG_UINT32_MAX / 2 ? PG_UINT32_MAX : most * 2;
-	}
-	CHECK_FOR_INTERRUPTS();
-	{
-		struct setdf_hash *old = sb->df;
-		setdf_iterator it;
-		SetDfEntry *e;
-
-		sb->df = setdf_create(sb->call->cxt, Max(sb->df_max, 1024), NULL);
-		setdf_start_iterate(old, &it);
-		while ((e = setdf_iterate(old, &it)) != NULL)
-		{
-			if (e->df > most)
-			{
-				bool		found;
-				SetDfEntry *n = setdf_insert(sb->df, e->hash, &found);
-
-				n->df = e->df;
-			}
-		}
-		setdf_destroy(old);
-	}
-}
-
-/* Count the shingles of a set in the document-frequency table. */
+/* Count the shingles of a set. */
 void
 set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 {
@@ -159,16 +112,15 @@ set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
-		SetDfEntry *e;
-		bool		found;
+		uint16	   *c;
 
 		if (i + DF_PREFETCH_AHEAD < n)
 			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
-		if (sb->df->members >= sb->df_max)
-			set_df_drop_least(sb);
-		e = setdf_insert(sb->df, items[i], &found);
-		e->df = found ? e->df + 1 : 1;
+		c = set_df_counter(sb, items[i]);
+		if (*c < PG_UINT16_MAX)
+			(*c)++;
 	}
+	sb->counted += n;
 }
 
 /*

@@ -41,18 +41,6 @@ PG_FUNCTION_INFO_V1(shingleset_clusters_rel);
 #define SET_ROW_OVERHEAD_PAIRS		200
 #define SET_ROW_OVERHEAD_CLUSTER	260
 
-/* Bytes of a document-frequency table entry, with simplehash's slack. */
-#define DF_ENTRY_BYTES				32
-
-/*
- * Shingles the document-frequency table holds at most, whatever work_mem:
- * a table that stays in the CPU's caches (8 MB of buckets) counts and
- * looks up several times faster than one in main memory, and the frequent
- * shingles, the ones whose place in the order matters, stay in it when the
- * rest are dropped (set_filter.c).
- */
-#define DF_MAX_ENTRIES				(1 << 19)
-
 /* A DestReceiver that stores the rows of an input query. */
 typedef struct SetReceiver
 {
@@ -186,10 +174,8 @@ begin_sets(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	sb->threshold = threshold;
 	sb->measure = measure ? parse_measure(measure) : SET_JACCARD;
 	sb->set_oid = nddup_lookup_type(fcinfo, "shingleset");
-	/* the frequency table takes up to a quarter of work_mem, the rows the rest */
-	sb->df_max = Min(Max((uint64) call->mem_limit / 4 / DF_ENTRY_BYTES, 1024),
-					 DF_MAX_ENTRIES);
-	sb->df = set_df_create(call->cxt);
+	/* the frequency counters take up to a quarter of work_mem, the rows the rest */
+	set_df_init(sb, call->mem_limit / 4);
 	batch_rows_init(&sb->rows, call, 0,
 					mode == BATCH_CLUSTER ? SET_ROW_OVERHEAD_CLUSTER : SET_ROW_OVERHEAD_PAIRS,
 					call->mem_limit - call->mem_limit / 4);
@@ -204,7 +190,7 @@ finish_sets(SetBatch *sb)
 	BatchCall  *call = sb->call;
 	MemoryContext old = MemoryContextSwitchTo(call->cxt);
 
-	batch_log(call, "%s: read %llu rows (%llu skipped), %llu distinct shingles counted",
+	batch_log(call, "%s: read %llu rows (%llu skipped), %llu shingles counted",
 			  call->fname, (unsigned long long) sb->rows.nrows,
 			  (unsigned long long) sb->rows.nskipped, (unsigned long long) set_df_size(sb));
 	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER)
