@@ -37,16 +37,6 @@ typedef struct SetOrderKey
 	uint64		hash;
 } SetOrderKey;
 
-/* Entry of the document-frequency table. */
-typedef struct SetDfEntry
-{
-	uint64		hash;
-	uint32		df;
-	char		status;
-} SetDfEntry;
-
-struct setdf_hash;
-
 /* Everything one call works on. */
 typedef struct SetBatch
 {

@@ -38,8 +38,6 @@
 
 #include "set_batch.h"
 
-#include "common/hashfn.h"
-
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
