@@ -37,16 +37,6 @@ typedef struct SetOrderKey
 	uint64		hash;
 } SetOrderKey;
 
-/* Entry of the document-frequency table. */
-typedef struct SetDfEntry
-{
-	uint64		hash;
-	uint32		df;
-	char		status;
-} SetDfEntry;
-
-struct setdf_hash;
-
 /* Everything one call works on. */
 typedef struct SetBatch
 {
@@ -64,9 +54,10 @@ typedef struct SetBatch
 	uint8		unit;
 	uint32		param;
 
-	/* the global order: document frequencies of the shingles admitted */
-	struct setdf_hash *df;
-	uint64		df_max;			/* shingles admitted at most */
+	/* the global order: counts of the shingles by the top bits of their hash */
+	uint16	   *dfc;			/* 2^dfc_bits counters, saturating */
+	int			dfc_bits;
+	uint64		counted;		/* shingles counted */
 
 	/* clusters: union-find over rows */
 	BatchUnionFind uf;
@@ -84,7 +75,7 @@ set_order_cmp(const SetOrderKey *a, const SetOrderKey *b)
 }
 
 /* set_filter.c: the order, prefixes, the measure */
-extern struct setdf_hash *set_df_create(MemoryContext cxt);
+extern void set_df_init(SetBatch *sb, int64 bytes);
 extern void set_count_df(SetBatch *sb, const uint64 *items, uint32 n);
 extern uint64 set_df_size(SetBatch *sb);
 extern uint32 set_df(SetBatch *sb, uint64 hash);
@@ -94,8 +85,7 @@ extern bool set_candidate(const SetBatch *sb, uint32 rowa, uint32 na, uint8 fa, 
 						  uint32 rowb, uint32 nb, uint8 fb, bool pb);
 extern bool set_length_ok(const SetBatch *sb, uint32 na, uint8 fa, uint32 nb, uint8 fb);
 extern bool set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
-						const uint64 *b, uint32 nb, uint8 fb, double *score,
-						SetOrderKey *first_common);
+						const uint64 *b, uint32 nb, uint8 fb, double *score);
 extern void set_found(SetBatch *sb, uint32 x, int64 idx, uint8 fx,
 					  uint32 y, int64 idy, uint8 fy, double score);
 

@@ -21,11 +21,14 @@
  * with the exact measure, computed as jaccard() and containment() compute
  * it.
  *
- * The document frequencies come from a table of at most df_max shingles
- * (within a share of work_mem): shingles first seen once it is full count 0,
- * i.e. rare.  Any total order keeps the answer exact; rarest first keeps the
- * candidate lists short (frequent shingles, boilerplate, come last and so
- * seldom in a prefix).
+ * The document frequencies are counted in 2^k saturating 16-bit counters
+ * indexed by the top bits of the shingle's mixed hash (at most 8 MB, within
+ * a quarter of work_mem): no keys, no probing, one access per shingle, and
+ * the counters stay in the CPU's caches.  Shingles sharing a counter share
+ * its count, so the order is (count of the counter, hash): a function of the
+ * hash alone, which is all exactness needs (any total order keeps the answer
+ * exact); rarest first keeps the candidate lists short (frequent shingles,
+ * boilerplate, come last and so seldom in a prefix).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,72 +38,87 @@
 
 #include "set_batch.h"
 
-#include "common/hashfn.h"
-
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* the document-frequency table: simplehash keyed by the shingle's hash */
-#define SH_PREFIX setdf
-#define SH_ELEMENT_TYPE SetDfEntry
-#define SH_KEY_TYPE uint64
-#define SH_KEY hash
-#define SH_HASH_KEY(tb, key) ((uint32) (nddup_fmix64(key) >> 32))
-#define SH_EQUAL(tb, a, b) ((a) == (b))
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
+/* the order of a set's shingles (set_prefix), sorted with inlined compares */
+#define ST_SORT set_sort_order_keys
+#define ST_ELEMENT_TYPE SetOrderKey
+#define ST_COMPARE(a, b) set_order_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
-/* An empty document-frequency table in memory context cxt. */
-struct setdf_hash *
-set_df_create(MemoryContext cxt)
+/*
+ * The counters: 2^DF_MAX_BITS at most (8 MB, which stays in the CPU's
+ * caches), 2^10 at least.
+ */
+#define DF_MAX_BITS			22
+#define DF_MIN_BITS			10
+
+/* How many shingles ahead the counters are prefetched. */
+#define DF_PREFETCH_AHEAD	16
+
+/* The counter of a shingle's hash. */
+static inline uint16 *
+set_df_counter(const SetBatch *sb, uint64 hash)
 {
-	return setdf_create(cxt, 1024, NULL);
+	return &sb->dfc[nddup_fmix64(hash) >> (64 - sb->dfc_bits)];
 }
 
-/* The number of distinct shingles counted. */
+/* Ask the CPU for the counter of a shingle's hash ahead of its use. */
+static inline void
+set_df_prefetch(const SetBatch *sb, uint64 hash)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(set_df_counter(sb, hash));
+#endif
+}
+
+/* Counters for the document frequencies within 'bytes' (zeroed). */
+void
+set_df_init(SetBatch *sb, int64 bytes)
+{
+	int			bits = DF_MIN_BITS;
+
+	while (bits < DF_MAX_BITS && ((int64) sizeof(uint16) << (bits + 1)) <= bytes)
+		bits++;
+	sb->dfc_bits = bits;
+	sb->dfc = MemoryContextAllocZero(sb->call->cxt, sizeof(uint16) << bits);
+	sb->counted = 0;
+}
+
+/* The number of shingles counted. */
 uint64
 set_df_size(SetBatch *sb)
 {
-	return sb->df->members;
+	return sb->counted;
 }
 
-/* The document frequency of a shingle (0 if it was not admitted). */
+/* The count of a shingle's counter (shared by the shingles it stands for). */
 uint32
 set_df(SetBatch *sb, uint64 hash)
 {
-	SetDfEntry *e = setdf_lookup(sb->df, hash);
-
-	return e ? e->df : 0;
+	return *set_df_counter(sb, hash);
 }
 
-/* Count the shingles of a set in the document-frequency table. */
+/* Count the shingles of a set. */
 void
 set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 {
+	for (uint32 i = 0; i < Min(n, DF_PREFETCH_AHEAD); i++)
+		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
-		SetDfEntry *e;
-		bool		found;
+		uint16	   *c;
 
-		if (sb->df->members >= sb->df_max)
-		{
-			e = setdf_lookup(sb->df, items[i]);
-			if (e)
-				e->df++;
-			continue;
-		}
-		e = setdf_insert(sb->df, items[i], &found);
-		e->df = found ? e->df + 1 : 1;
+		if (i + DF_PREFETCH_AHEAD < n)
+			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
+		c = set_df_counter(sb, items[i]);
+		if (*c < PG_UINT16_MAX)
+			(*c)++;
 	}
-}
-
-/* qsort comparator of order keys. */
-static int
-order_key_cmp(const void *a, const void *b)
-{
-	return set_order_cmp((const SetOrderKey *) a, (const SetOrderKey *) b);
+	sb->counted += n;
 }
 
 /*
@@ -118,12 +136,16 @@ set_prefix(SetBatch *sb, const uint64 *items, uint32 n, uint64 *prefix)
 	if (n == 0)
 		return 0;
 	keys = palloc(sizeof(SetOrderKey) * n);
+	for (uint32 i = 0; i < Min(n, DF_PREFETCH_AHEAD); i++)
+		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
+		if (i + DF_PREFETCH_AHEAD < n)
+			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
 		keys[i].df = set_df(sb, items[i]);
 		keys[i].hash = items[i];
 	}
-	qsort(keys, n, sizeof(SetOrderKey), order_key_cmp);
+	set_sort_order_keys(keys, n);
 	for (uint32 i = 0; i < p; i++)
 		prefix[i] = keys[i].hash;
 	pfree(keys);
@@ -223,14 +245,11 @@ set_length_ok(const SetBatch *sb, uint32 na, uint8 fa, uint32 nb, uint8 fb)
 
 /*
  * The measure of two sets (hashes ascending) and whether it reaches the
- * threshold, as jaccard() and containment() compute it; also the first
- * common shingle in the global order, for the in-memory path's rule that
- * a pair is reported by that shingle's run only.
+ * threshold, as jaccard() and containment() compute it.
  */
 bool
 set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
-			const uint64 *b, uint32 nb, uint8 fb, double *score,
-			SetOrderKey *first_common)
+			const uint64 *b, uint32 nb, uint8 fb, double *score)
 {
 	uint32		i = 0;
 	uint32		j = 0;
@@ -245,8 +264,6 @@ set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 		*score = 1.0;
 		return sb->measure == SET_JACCARD && (fa & ROW_EMPTY) && (fb & ROW_EMPTY);
 	}
-	if (first_common)
-		first_common->df = PG_UINT32_MAX;
 	while (i < na && j < nb)
 	{
 		if (a[i] < b[j])
@@ -255,15 +272,6 @@ set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 			j++;
 		else
 		{
-			if (first_common)
-			{
-				SetOrderKey k;
-
-				k.df = set_df(sb, a[i]);
-				k.hash = a[i];
-				if (common == 0 || set_order_cmp(&k, first_common) < 0)
-					*first_common = k;
-			}
 			common++;
 			i++;
 			j++;

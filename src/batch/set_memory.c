@@ -3,11 +3,13 @@
  * set_memory.c
  *	  The in-memory path of the exact resemblance join of shingle sets:
  *	  every row entered under the shingles of its prefix (set_filter.c), the
- *	  entries sorted by shingle, and every pair inside a run of one shingle
- *	  a candidate, filtered by length and verified with the exact measure.
- *	  A pair is reported by the run of its first common shingle in the global
- *	  order only, which lies in the prefixes (the prefix principle), so no
- *	  set of seen pairs is needed.
+ *	  entries sorted by shingle, so that a run of one shingle lists its rows
+ *	  in row order.  Then row by row (the AllPairs loop of Bayardo, Ma and
+ *	  Srikant): the later rows met in the runs of the row's shingles are its
+ *	  candidates, each collected once however many prefix shingles the two
+ *	  share, filtered by length and, for Jaccard, by the position of their
+ *	  first common shingle (the positional filter of PPJoin, Xiao et al.,
+ *	  WWW 2008), and verified once with the exact measure.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,9 +20,19 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* An entry's row in the high bits, the prefix mark in bit 0. */
-#define ENTRY_ROW(val)		((uint32) ((val) >> 1))
+/*
+ * An entry's value: its row in the high 32 bits, its position among the
+ * row's tokens (for Jaccard, the rank of the shingle in the row's global
+ * order) above the prefix mark in bit 0.
+ */
+#define ENTRY_VAL(row, pos, prefix) \
+	(((uint64) (row) << 32) | ((uint64) (pos) << 1) | ((prefix) ? 1 : 0))
+#define ENTRY_ROW(val)		((uint32) ((val) >> 32))
+#define ENTRY_POS(val)		((uint32) (((val) >> 1) & 0x7fffffff))
 #define ENTRY_PREFIX(val)	(((val) & 1) != 0)
+
+/* In a row's list of where its entries are: an entry alone in its run. */
+#define ENTRY_ALONE			PG_UINT64_MAX
 
 /* A pair of documents without shingles: resemblance 1. */
 static void
@@ -31,46 +43,82 @@ empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
 	set_found(sb, 0, ida, fa, 0, idb, fb, 1.0);
 }
 
-/* Compare the pairs of one run of entries of shingle 'token'. */
-static void
-scan_run(SetBatch *sb, const BatchRec *run, uint64 len, uint64 token)
+/*
+ * The positional filter of Jaccard: x and y first meet at the shingle of
+ * rank i in x and j in y (the shingles before it in either set are not
+ * common), so they share at most min(nx - i, ny - j) shingles; Jaccard t
+ * needs t / (1 + t) (nx + ny).  Conservative by a rounding margin.
+ */
+static inline bool
+position_ok(const SetBatch *sb, uint32 nx, uint32 i, uint32 ny, uint32 j)
+{
+	double		most = (double) Min(nx - i, ny - j);
+
+	return most >= sb->threshold / (1.0 + sb->threshold) *
+		((double) nx + (double) ny) * (1.0 - 1e-12);
+}
+
+/*
+ * The candidates of row x among the later rows: for each of x's entries
+ * (at sorted[where[k]], in the order of x's tokens), the rest of its
+ * shingle's run.  A Jaccard pair is decided at its first meeting (the
+ * first common prefix shingle, where the positional filter holds); a
+ * containment pair whenever a meeting passes the filters.  Returns their
+ * number, in cand.
+ */
+static uint32
+row_candidates(SetBatch *sb, uint32 x, const BatchRec *sorted, uint64 nent,
+			   const uint64 *where, uint64 nwhere, uint32 *mark,
+			   uint32 *cand)
 {
 	BatchRows  *rows = &sb->rows;
+	uint32		nx;
+	uint32		ncand = 0;
+	bool		jaccard = sb->measure == SET_JACCARD;
 
-	for (uint64 a = 0; a + 1 < len; a++)
+	(void) batch_rows_extra(rows, x, &nx);
+	nx /= sizeof(uint64);
+	for (uint64 k = 0; k < nwhere; k++)
 	{
-		uint32		x = ENTRY_ROW(run[a].val);
-		uint32		nx;
-		const uint64 *ix = (const uint64 *) batch_rows_extra(rows, x, &nx);
+		uint64		p = where[k];
+		uint64		key;
+		bool		px;
+		uint32		ix;
 
-		nx /= sizeof(uint64);
-		CHECK_FOR_INTERRUPTS();
-		for (uint64 b = a + 1; b < len; b++)
+		if (p == ENTRY_ALONE)
+			continue;
+		key = sorted[p].key;
+		px = ENTRY_PREFIX(sorted[p].val);
+		ix = ENTRY_POS(sorted[p].val);
+		for (uint64 q = p + 1; q < nent && sorted[q].key == key; q++)
 		{
-			uint32		y = ENTRY_ROW(run[b].val);
+			uint32		y = ENTRY_ROW(sorted[q].val);
 			uint32		ny;
-			const uint64 *iy = (const uint64 *) batch_rows_extra(rows, y, &ny);
-			double		score;
-			SetOrderKey first;
+			bool		ok;
 
+			if (mark[y] == x + 1)
+				continue;
+			(void) batch_rows_extra(rows, y, &ny);
 			ny /= sizeof(uint64);
-			if (!set_candidate(sb, x, nx, rows->flags[x], ENTRY_PREFIX(run[a].val),
-							   y, ny, rows->flags[y], ENTRY_PREFIX(run[b].val)))
-				continue;
-			if (sb->call->mode == BATCH_CLUSTER &&
-				batch_uf_find(&sb->uf, x) == batch_uf_find(&sb->uf, y))
-				continue;
-			sb->call->ncand++;
-			if (!set_measure(sb, ix, nx, rows->flags[x], iy, ny, rows->flags[y],
-							 &score, &first))
-				continue;
-			/* the run of the first common shingle reports the pair */
-			if (first.hash != token)
-				continue;
-			set_found(sb, x, rows->id[x], rows->flags[x], y, rows->id[y],
-					  rows->flags[y], score);
+			ok = set_candidate(sb, x, nx, rows->flags[x], px,
+							   y, ny, rows->flags[y], ENTRY_PREFIX(sorted[q].val));
+			if (jaccard)
+			{
+				/* decided here, whatever the later meetings */
+				mark[y] = x + 1;
+				if (!ok || !position_ok(sb, nx, ix, ny, ENTRY_POS(sorted[q].val)))
+					continue;
+			}
+			else
+			{
+				if (!ok)
+					continue;
+				mark[y] = x + 1;
+			}
+			cand[ncand++] = y;
 		}
 	}
+	return ncand;
 }
 
 /* Every pair of rows held in memory reaching the threshold. */
@@ -84,12 +132,17 @@ set_pairs_in_memory(SetBatch *sb)
 	BatchRec   *ent = MemoryContextAllocHuge(sb->call->cxt, cap * sizeof(BatchRec));
 	BatchRec   *tmp;
 	BatchRec   *sorted;
+	uint64	   *rowstart;
+	uint64	   *where;
+	uint32	   *mark;
+	uint32	   *cand;
 	uint64	   *tokens = NULL;
 	bool	   *is_prefix = NULL;
 	uint32		tokcap = 0;
 
 	if (sb->measure == SET_JACCARD)
 		batch_pairs_of_flagged(rows, ROW_EMPTY, &sb->uf, empty_pair_found, sb);
+	rowstart = MemoryContextAllocHuge(sb->call->cxt, (n + 1) * sizeof(uint64));
 	for (uint64 i = 0; i < n; i++)
 	{
 		uint32		len;
@@ -108,6 +161,7 @@ set_pairs_in_memory(SetBatch *sb)
 				MemoryContextAllocHuge(sb->call->cxt, tokcap);
 		}
 		m = set_row_tokens(sb, items, len, rows->flags[i], tokens, is_prefix);
+		rowstart[i] = nent;
 		if (nent + m > cap)
 		{
 			cap = Max(cap * 2, nent + m);
@@ -116,26 +170,76 @@ set_pairs_in_memory(SetBatch *sb)
 		for (uint32 j = 0; j < m; j++)
 		{
 			ent[nent].key = tokens[j];
-			ent[nent].val = ((uint64) i << 1) | (is_prefix[j] ? 1 : 0);
+			ent[nent].val = ENTRY_VAL(i, j, is_prefix[j]);
 			nent++;
 		}
 	}
+	rowstart[n] = nent;
 	batch_log(sb->call, "%s: %llu rows, %llu entries under their prefix shingles, in memory",
 			  sb->call->fname, (unsigned long long) n, (unsigned long long) nent);
 	tmp = MemoryContextAllocHuge(sb->call->cxt, Max(nent, 1) * sizeof(BatchRec));
 	sorted = batch_sort_by_key(ent, tmp, nent);
+
+	/*
+	 * Where each row's entries went, in the buffer the sort left free; an
+	 * entry alone in its run (a shingle no other row has in its tokens) is
+	 * marked so that the search passes over it without reading it.
+	 */
+	where = (uint64 *) (sorted == ent ? tmp : ent);
 	for (uint64 s = 0; s < nent;)
 	{
 		uint64		e = s + 1;
 
+		if ((s & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		while (e < nent && sorted[e].key == sorted[s].key)
 			e++;
-		if (e - s > 1)
-			scan_run(sb, sorted + s, e - s, sorted[s].key);
-		else if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		for (uint64 k = s; k < e; k++)
+			where[rowstart[ENTRY_ROW(sorted[k].val)] + ENTRY_POS(sorted[k].val)] =
+				e - s > 1 ? k : ENTRY_ALONE;
 		s = e;
 	}
+
+	mark = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
+	memset(mark, 0, Max(n, 1) * sizeof(uint32));
+	cand = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
+	for (uint64 x = 0; x < n; x++)
+	{
+		uint32		ncand;
+		uint32		nx;
+		const uint64 *ix;
+
+		CHECK_FOR_INTERRUPTS();
+		if (rowstart[x + 1] == rowstart[x])
+			continue;
+		ncand = row_candidates(sb, x, sorted, nent, where + rowstart[x],
+							   rowstart[x + 1] - rowstart[x], mark, cand);
+		if (ncand == 0)
+			continue;
+		ix = (const uint64 *) batch_rows_extra(rows, x, &nx);
+		nx /= sizeof(uint64);
+		for (uint32 c = 0; c < ncand; c++)
+		{
+			uint32		y = cand[c];
+			uint32		ny;
+			const uint64 *iy;
+			double		score;
+
+			if (sb->call->mode == BATCH_CLUSTER &&
+				batch_uf_find(&sb->uf, x) == batch_uf_find(&sb->uf, y))
+				continue;
+			iy = (const uint64 *) batch_rows_extra(rows, y, &ny);
+			ny /= sizeof(uint64);
+			sb->call->ncand++;
+			if (set_measure(sb, ix, nx, rows->flags[x], iy, ny, rows->flags[y],
+							&score))
+				set_found(sb, x, rows->id[x], rows->flags[x], y, rows->id[y],
+						  rows->flags[y], score);
+		}
+	}
+	pfree(mark);
+	pfree(cand);
+	pfree(rowstart);
 	pfree(ent);
 	pfree(tmp);
 }

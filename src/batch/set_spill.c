@@ -87,7 +87,7 @@ verify_pair(void *arg, const BatchCarried *x, const BatchRow *y)
 
 	if (!set_measure(sb, (const uint64 *) x->extra, x->extra_len / sizeof(uint64),
 					 x->flags, (const uint64 *) y->extra,
-					 y->extra_len / sizeof(uint64), y->flags, &score, NULL))
+					 y->extra_len / sizeof(uint64), y->flags, &score))
 		return;
 	set_found(sb, x->row, x->id, x->flags, y->row, y->id, y->flags, score);
 }

@@ -34,14 +34,12 @@ PG_FUNCTION_INFO_V1(shingleset_clusters_rel);
 /*
  * Bytes per input row of the in-memory path besides the set's hashes: id,
  * flags, order key 17, offset 8, the prefix records (16 per prefix shingle,
- * about 4 per row at the usual thresholds, and their sort buffer) 128, for
- * clusters union-find 5 and the id sort 32; plus what the allocator keeps.
+ * about 4 per row at the usual thresholds, and their sort buffer) 128, the
+ * start of the row's records, its candidate mark and slot 16, for clusters
+ * union-find 5 and the id sort 32; plus what the allocator keeps.
  */
 #define SET_ROW_OVERHEAD_PAIRS		200
 #define SET_ROW_OVERHEAD_CLUSTER	260
-
-/* Bytes of a document-frequency table entry, with simplehash's slack. */
-#define DF_ENTRY_BYTES				32
 
 /* A DestReceiver that stores the rows of an input query. */
 typedef struct SetReceiver
@@ -176,9 +174,8 @@ begin_sets(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	sb->threshold = threshold;
 	sb->measure = measure ? parse_measure(measure) : SET_JACCARD;
 	sb->set_oid = nddup_lookup_type(fcinfo, "shingleset");
-	/* the frequency table takes a quarter of work_mem, the rows the rest */
-	sb->df_max = Max((uint64) call->mem_limit / 4 / DF_ENTRY_BYTES, 1024);
-	sb->df = set_df_create(call->cxt);
+	/* the frequency counters take up to a quarter of work_mem, the rows the rest */
+	set_df_init(sb, call->mem_limit / 4);
 	batch_rows_init(&sb->rows, call, 0,
 					mode == BATCH_CLUSTER ? SET_ROW_OVERHEAD_CLUSTER : SET_ROW_OVERHEAD_PAIRS,
 					call->mem_limit - call->mem_limit / 4);
@@ -193,7 +190,7 @@ finish_sets(SetBatch *sb)
 	BatchCall  *call = sb->call;
 	MemoryContext old = MemoryContextSwitchTo(call->cxt);
 
-	batch_log(call, "%s: read %llu rows (%llu skipped), %llu distinct shingles counted",
+	batch_log(call, "%s: read %llu rows (%llu skipped), %llu shingles counted",
 			  call->fname, (unsigned long long) sb->rows.nrows,
 			  (unsigned long long) sb->rows.nskipped, (unsigned long long) set_df_size(sb));
 	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER)

@@ -116,7 +116,10 @@ SQL
 		/^TEMP/ { temp = $2; next }
 		NF >= 14 { line = $1; for (i = 2; i <= 10; i++) line = line " " $i; extra = $11 " " $12 " " $13 " " $14 }
 		END { print head, line, peak, temp, spilled, extra }' >>"$WORKDIR/runs"
-	grep -v '^$' "$log" | sed 's/^psql:[^ ]* //' | tail -4 | sed "s/^/    [$label $path] /" >>"$WORKDIR/notices"
+	# (sed, not grep -v: a call that raises no notice, such as the GIN
+	# self-join, leaves an empty log, on which grep exits 1, and under
+	# set -e -o pipefail that ended the calling script without a message)
+	sed -e '/^$/d' -e 's/^psql:[^ ]* //' "$log" | tail -4 | sed "s/^/    [$label $path] /" >>"$WORKDIR/notices"
 }
 
 BENCH_RUN_FIELDS="label path load ms cpu_ms wait_ms result VmHWM rss0 anon0 file0 shmem0 anon1 peak_anon peak_rss peak_shmem samples temp_bytes spilled sys_ms minflt rchar wchar (times in ms, memory in kB, temp, rchar, wchar in bytes)"
