@@ -66,8 +66,8 @@
 #define SELECT_SORT_BELOW	16
 #define SELECT_MAX_ROUNDS	64
 
-/* A prefix of at most this many keys is sorted by insertion. */
-#define INSERTION_SORT_MAX	24
+/* A prefix of at most this many keys is sorted by insertion (hashset.c's bound). */
+#define INSERTION_SORT_MAX	48
 
 /* The counter of a shingle's hash. */
 static inline uint16 *
@@ -149,27 +149,19 @@ set_order_scratch(SetBatch *sb, uint32 n)
 	sb->order_mark = MemoryContextAllocHuge(sb->call->cxt, sb->order_cap);
 }
 
-/* Sort n keys: by insertion when they are few (most prefixes), else quicksort. */
+/*
+ * Sort n distinct keys: by nddup_sort_unique when they are few (most
+ * prefixes: it sorts up to 48 keys by insertion, src/core/hashset.c, and
+ * removes nothing from distinct keys), else by quicksort (its radix sort
+ * would clear 16 kB of counters for each short run).
+ */
 static inline void
 set_sort_prefix(uint64 *keys, uint32 n)
 {
-	if (n > INSERTION_SORT_MAX)
-	{
+	if (n <= INSERTION_SORT_MAX)
+		(void) nddup_sort_unique(keys, n);
+	else
 		set_sort_order_keys(keys, n);
-		return;
-	}
-	for (uint32 i = 1; i < n; i++)
-	{
-		uint64		v = keys[i];
-		uint32		j = i;
-
-		while (j > 0 && keys[j - 1] > v)
-		{
-			keys[j] = keys[j - 1];
-			j--;
-		}
-		keys[j] = v;
-	}
 }
 
 /*
