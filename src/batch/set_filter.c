@@ -66,7 +66,7 @@
 #define SELECT_SORT_BELOW	16
 #define SELECT_MAX_ROUNDS	64
 
-/* A prefix of at most this many keys is sorted by insertion (hashset.c's bound). */
+/* Prefixes of at most this many keys are sorted by insertion (hashset.c). */
 #define INSERTION_SORT_MAX	48
 
 /* The counter of a shingle's hash. */
