@@ -185,8 +185,7 @@ set_pairs_in_memory(SetBatch *sb)
 	 * entry alone in its run (a shingle no other row has in its tokens) is
 	 * marked so that the search passes over it without reading it.  All are
 	 * marked first, in one sequential pass, so that only the entries of runs
-	 * of two or more are written at random (most prefix shingles are in one
-	 * set only).
+	 * of two or more are written at random.
 	 */
 	where = (uint64 *) (sorted == ent ? tmp : ent);
 	memset(where, 0xff, nent * sizeof(uint64));

@@ -264,7 +264,11 @@ run_part() {
 	# (kept with the data: the stamp says how it was made and how long it took)
 	local ns nl_stamp nl_secs
 	nl_stamp="$sample_where >= $min_t"
-	if [ "$(q -c "SELECT split_part(v, '|', 1) FROM bench_meta WHERE k = 'nl $tab'")" != "$nl_stamp" ]; then
+	nl_made=$(q -c "SELECT split_part(v, '|', 1) FROM bench_meta WHERE k = 'nl $tab'")
+	# a truth made on the same sample at a threshold up to the lowest one
+	# serves (the comparison takes j >= t from it): kept, not made again
+	if [ "${nl_made% >= *}" != "$sample_where" ] ||
+		! awk -v made="${nl_made##* >= }" -v t="$min_t" 'BEGIN { exit !(made + 0 <= t + 0) }'; then
 		pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ${tab}_sample" \
 			-c "CREATE TABLE ${tab}_sample AS SELECT id, ss, sk FROM $tab WHERE $sample_where" -c "ANALYZE ${tab}_sample"
 		t0=$(date +%s.%N)
