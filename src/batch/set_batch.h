@@ -30,12 +30,15 @@ typedef enum SetMeasure
 #define ROW_NO_SAMPLE			(BATCH_ROW_METHOD << 1) /* a mod-m sample that
 														 * kept no shingle */
 
-/* A shingle's place in the global order: rarest first, then by hash. */
-typedef struct SetOrderKey
-{
-	uint32		df;
-	uint64		hash;
-} SetOrderKey;
+/*
+ * A shingle's place in the global order (rarest first, then by hash) among
+ * the shingles of one set: its count in the high 32 bits, its index in the
+ * set in the low 32.  A set's hashes are distinct and ascending, so index
+ * order is hash order, and comparing two keys of one set compares (count,
+ * hash).
+ */
+#define SET_ORDER_KEY(df, i)	(((uint64) (df) << 32) | (uint32) (i))
+#define SET_ORDER_INDEX(key)	((uint32) (key))
 
 /* Everything one call works on. */
 typedef struct SetBatch
@@ -59,20 +62,14 @@ typedef struct SetBatch
 	int			dfc_bits;
 	uint64		counted;		/* shingles counted */
 
+	/* scratch of set_row_tokens, for sets of up to order_cap shingles */
+	uint64	   *order;			/* SET_ORDER_KEYs of a set's shingles */
+	bool	   *order_mark;		/* by index in the set: in its prefix */
+	uint32		order_cap;
+
 	/* clusters: union-find over rows */
 	BatchUnionFind uf;
 } SetBatch;
-
-/* Order of two shingles: -1, 0, 1. */
-static inline int
-set_order_cmp(const SetOrderKey *a, const SetOrderKey *b)
-{
-	if (a->df != b->df)
-		return a->df < b->df ? -1 : 1;
-	if (a->hash != b->hash)
-		return a->hash < b->hash ? -1 : 1;
-	return 0;
-}
 
 /* set_filter.c: the order, prefixes, the measure */
 extern void set_df_init(SetBatch *sb, int64 bytes);

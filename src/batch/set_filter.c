@@ -41,10 +41,10 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* the order of a set's shingles (set_prefix), sorted with inlined compares */
+/* a set's prefix (set_row_tokens) sorted by SET_ORDER_KEY, compares inlined */
 #define ST_SORT set_sort_order_keys
-#define ST_ELEMENT_TYPE SetOrderKey
-#define ST_COMPARE(a, b) set_order_cmp(a, b)
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
@@ -58,6 +58,16 @@
 
 /* How many shingles ahead the counters are prefetched. */
 #define DF_PREFETCH_AHEAD	16
+
+/*
+ * The selection of a prefix sorts a window of fewer keys than this, or one
+ * still open after this many partitions (so its worst case is n log n).
+ */
+#define SELECT_SORT_BELOW	16
+#define SELECT_MAX_ROUNDS	64
+
+/* Prefixes of at most this many keys are sorted by insertion (hashset.c). */
+#define INSERTION_SORT_MAX	48
 
 /* The counter of a shingle's hash. */
 static inline uint16 *
@@ -121,70 +131,147 @@ set_count_df(SetBatch *sb, const uint64 *items, uint32 n)
 	sb->counted += n;
 }
 
-/*
- * The prefix of a set of n hashes: its first n - alpha + 1 shingles in the
- * global order, as hashes into prefix (in that order); returns their
- * number.
- */
-static uint32
-set_prefix(SetBatch *sb, const uint64 *items, uint32 n, uint64 *prefix)
+/* The scratch of set_row_tokens, for a set of n shingles. */
+static void
+set_order_scratch(SetBatch *sb, uint32 n)
 {
-	SetOrderKey *keys;
+	if (n <= sb->order_cap)
+		return;
+	if (sb->order)
+	{
+		pfree(sb->order);
+		pfree(sb->order_mark);
+	}
+	/* n is at most NDDUP_SHINGLESET_MAX_ITEMS, so the doubling cannot wrap */
+	sb->order_cap = Max(n, sb->order_cap * 2);
+	sb->order = MemoryContextAllocHuge(sb->call->cxt,
+									   sizeof(uint64) * (Size) sb->order_cap);
+	sb->order_mark = MemoryContextAllocHuge(sb->call->cxt, sb->order_cap);
+}
+
+/*
+ * Sort n distinct keys: by nddup_sort_unique when they are few (most
+ * prefixes: it sorts up to 48 keys by insertion, src/core/hashset.c, and
+ * removes nothing from distinct keys), else by quicksort (its radix sort
+ * would clear 16 kB of counters for each short run).
+ */
+static inline void
+set_sort_prefix(uint64 *keys, uint32 n)
+{
+	if (n <= INSERTION_SORT_MAX)
+		(void) nddup_sort_unique(keys, n);
+	else
+		set_sort_order_keys(keys, n);
+}
+
+/*
+ * Put the k smallest of the n distinct keys first, in no particular order:
+ * Hoare's quickselect, a median of three for pivot and a branch-free
+ * Lomuto partition.  A window of few keys, or one still open after
+ * SELECT_MAX_ROUNDS partitions, is sorted instead.
+ */
+static void
+set_select_smallest(uint64 *keys, uint32 n, uint32 k)
+{
+	uint32		lo = 0;
+	uint32		hi = n;
+	int			rounds = 0;
+
+	/* keys[0, lo) < keys[lo, hi) < keys[hi, n), and lo <= k <= hi */
+	while (lo < k && k < hi)
+	{
+		uint32		len = hi - lo;
+		uint32		mid = lo + len / 2;
+		uint32		med;
+		uint32		i = lo;
+		uint64		pivot;
+		uint64		t;
+
+		if (len < SELECT_SORT_BELOW || ++rounds > SELECT_MAX_ROUNDS)
+		{
+			set_sort_prefix(keys + lo, len);
+			return;
+		}
+		/* the median of the first, middle and last keys, moved last */
+		if (keys[lo] < keys[mid])
+			med = keys[mid] < keys[hi - 1] ? mid :
+				(keys[lo] < keys[hi - 1] ? hi - 1 : lo);
+		else
+			med = keys[lo] < keys[hi - 1] ? lo :
+				(keys[mid] < keys[hi - 1] ? hi - 1 : mid);
+		pivot = keys[med];
+		keys[med] = keys[hi - 1];
+		keys[hi - 1] = pivot;
+		/* keys[lo, i) < pivot <= keys[i, j) */
+		for (uint32 j = lo; j < hi - 1; j++)
+		{
+			t = keys[j];
+			keys[j] = keys[i];
+			keys[i] = t;
+			i += t < pivot;
+		}
+		keys[hi - 1] = keys[i];
+		keys[i] = pivot;
+		/* keys[lo, i) < keys[i] < keys(i, hi) */
+		if (k <= i)
+			hi = i;
+		else
+			lo = i + 1;
+	}
+}
+
+/*
+ * The shingles a row is entered under, into tokens (room for n), with
+ * is_prefix[i] telling whether tokens[i] is in the row's prefix; returns
+ * their number.  The prefix of a set of n shingles is its first
+ * n - alpha + 1 in the global order, in that order (the rank of each is
+ * the positional filter's, set_memory.c); they are selected, and only they
+ * sorted.  Jaccard: the prefix.  Containment join: query_a's rows their
+ * prefix, query_b's every shingle.  Containment pairs: every shingle, the
+ * prefix first and marked, then the others by hash (the smaller set of a
+ * pair must meet the larger with a prefix shingle).  Documents without
+ * shingles, and samples that kept none, are entered under none.
+ */
+uint32
+set_row_tokens(SetBatch *sb, const uint64 *items, uint32 n, uint8 flags,
+			   uint64 *tokens, bool *is_prefix)
+{
 	uint32		alpha = (uint32) Max(floor(sb->threshold * n), 1.0);
 	uint32		p = alpha > n ? 1 : n - alpha + 1;
+	uint64	   *keys;
+	uint32		m;
 
-	if (n == 0)
+	if ((flags & (ROW_EMPTY | ROW_NO_SAMPLE)) || n == 0)
 		return 0;
-	keys = palloc(sizeof(SetOrderKey) * n);
+	set_order_scratch(sb, n);
+	keys = sb->order;
 	for (uint32 i = 0; i < Min(n, DF_PREFETCH_AHEAD); i++)
 		set_df_prefetch(sb, items[i]);
 	for (uint32 i = 0; i < n; i++)
 	{
 		if (i + DF_PREFETCH_AHEAD < n)
 			set_df_prefetch(sb, items[i + DF_PREFETCH_AHEAD]);
-		keys[i].df = set_df(sb, items[i]);
-		keys[i].hash = items[i];
+		keys[i] = SET_ORDER_KEY(set_df(sb, items[i]), i);
 	}
-	set_sort_order_keys(keys, n);
+	if (p < n)
+		set_select_smallest(keys, n, p);
+	set_sort_prefix(keys, p);
 	for (uint32 i = 0; i < p; i++)
-		prefix[i] = keys[i].hash;
-	pfree(keys);
-	return p;
-}
-
-/*
- * The shingles a row is entered under, into tokens (room for n), with
- * is_prefix[i] telling whether tokens[i] is in the row's prefix; returns
- * their number.  Jaccard: the prefix.  Containment join: query_a's rows
- * their prefix, query_b's every shingle.  Containment pairs: every
- * shingle, the prefix marked (the smaller set of a pair must meet the
- * larger with a prefix shingle).  Documents without shingles, and samples
- * that kept none, are entered under none.
- */
-uint32
-set_row_tokens(SetBatch *sb, const uint64 *items, uint32 n, uint8 flags,
-			   uint64 *tokens, bool *is_prefix)
-{
-	uint32		p;
-	uint32		m;
-
-	if (flags & (ROW_EMPTY | ROW_NO_SAMPLE))
-		return 0;
-	p = set_prefix(sb, items, n, tokens);
-	for (uint32 i = 0; i < p; i++)
+	{
+		tokens[i] = items[SET_ORDER_INDEX(keys[i])];
 		is_prefix[i] = true;
+	}
 	if (sb->measure == SET_JACCARD ||
 		(sb->call->mode == BATCH_JOIN && !(flags & BATCH_ROW_SIDE1)))
 		return p;
 	/* every shingle: the prefix ones first, then the others */
+	memset(sb->order_mark, 0, n);
+	for (uint32 i = 0; i < p; i++)
+		sb->order_mark[SET_ORDER_INDEX(keys[i])] = true;
 	m = p;
 	for (uint32 i = 0; i < n; i++)
 	{
-		bool		in_prefix = false;
-
-		for (uint32 j = 0; j < p && !in_prefix; j++)
-			in_prefix = tokens[j] == items[i];
-		if (in_prefix)
+		if (sb->order_mark[i])
 			continue;
 		tokens[m] = items[i];
 		is_prefix[m] = false;

@@ -183,9 +183,13 @@ set_pairs_in_memory(SetBatch *sb)
 	/*
 	 * Where each row's entries went, in the buffer the sort left free; an
 	 * entry alone in its run (a shingle no other row has in its tokens) is
-	 * marked so that the search passes over it without reading it.
+	 * marked so that the search passes over it without reading it.  All are
+	 * marked first, in one sequential pass, so that only the entries of runs
+	 * of two or more are written at random.
 	 */
 	where = (uint64 *) (sorted == ent ? tmp : ent);
+	memset(where, 0xff, nent * sizeof(uint64));
+	StaticAssertStmt(ENTRY_ALONE == PG_UINT64_MAX, "ENTRY_ALONE is all ones");
 	for (uint64 s = 0; s < nent;)
 	{
 		uint64		e = s + 1;
@@ -194,9 +198,11 @@ set_pairs_in_memory(SetBatch *sb)
 			CHECK_FOR_INTERRUPTS();
 		while (e < nent && sorted[e].key == sorted[s].key)
 			e++;
-		for (uint64 k = s; k < e; k++)
-			where[rowstart[ENTRY_ROW(sorted[k].val)] + ENTRY_POS(sorted[k].val)] =
-				e - s > 1 ? k : ENTRY_ALONE;
+		if (e - s > 1)
+		{
+			for (uint64 k = s; k < e; k++)
+				where[rowstart[ENTRY_ROW(sorted[k].val)] + ENTRY_POS(sorted[k].val)] = k;
+		}
 		s = e;
 	}
 

@@ -41,12 +41,19 @@
 #            [--thresholds "0.3 0.5 0.8"] [--repeat N] [--sample N] [--probes N]
 #            [--data DIR] [--long-base FILE] [--data-dir DIR] [--work-mem SIZE]
 #            [--full-baselines] [--methods "sets minhash gin sets4mb"] [--no-build]
+#            [--keep-extension]
 #
 # --methods times only the methods named: without sets4mb the column of
 # work_mem 4MB stays empty; without one of the others, a table per method
 # replaces the ratios (e.g. "sets" to compare two builds of
 # shingleset_pairs, with NDDUP_DESTDIR naming each and --data-dir keeping
 # the data).
+#
+# --keep-extension keeps the extension objects and the tables of --data-dir
+# when the installed extension script differs from the one they were made
+# with (without it they are dropped and made again, which takes long on 1M
+# rows): the calls then run the new library under the functions' old SQL
+# declarations, so use it only when the functions timed are declared alike.
 
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -68,6 +75,7 @@ WORK_MEM=
 FULL=0
 METHODS="sets minhash gin sets4mb"
 BUILD=1
+KEEP_EXTENSION=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--parts) PARTS=$2; shift ;;
@@ -83,6 +91,7 @@ while [ $# -gt 0 ]; do
 		--full-baselines) FULL=1 ;;
 		--methods) METHODS=$2; shift ;;
 		--no-build) BUILD=0 ;;
+		--keep-extension) KEEP_EXTENSION=1 ;;
 		*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -118,7 +127,10 @@ echo
 pg_sql -q -c "SET client_min_messages = warning" -c "CREATE TABLE IF NOT EXISTS bench_meta (k text PRIMARY KEY, v text)"
 ext_script=$(ls "${NDDUP_DESTDIR:-}$(pg_config --sharedir)"/extension/nddup--*.sql 2>/dev/null | sort -V | tail -1)
 ext_stamp=$(md5sum <"$ext_script" | cut -c1-12)
-if [ "$(q -c "SELECT v FROM bench_meta WHERE k = 'extension'")" != "$ext_stamp" ]; then
+ext_made=$(q -c "SELECT v FROM bench_meta WHERE k = 'extension'")
+if [ "$ext_made" != "$ext_stamp" ] && [ "$KEEP_EXTENSION" = 1 ] && [ -n "$ext_made" ]; then
+	echo "extension script $ext_stamp, the data's extension objects made with $ext_made: kept (--keep-extension)"
+elif [ "$ext_made" != "$ext_stamp" ]; then
 	pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS s_short, s_long" \
 		-c "DROP EXTENSION IF EXISTS nddup CASCADE" -c "CREATE EXTENSION nddup" \
 		-c "DELETE FROM bench_meta" -c "INSERT INTO bench_meta VALUES ('extension', '$ext_stamp')"
@@ -252,7 +264,11 @@ run_part() {
 	# (kept with the data: the stamp says how it was made and how long it took)
 	local ns nl_stamp nl_secs
 	nl_stamp="$sample_where >= $min_t"
-	if [ "$(q -c "SELECT split_part(v, '|', 1) FROM bench_meta WHERE k = 'nl $tab'")" != "$nl_stamp" ]; then
+	nl_made=$(q -c "SELECT split_part(v, '|', 1) FROM bench_meta WHERE k = 'nl $tab'")
+	# a truth made on the same sample at a threshold up to the lowest one
+	# serves (the comparison takes j >= t from it): kept, not made again
+	if [ "${nl_made% >= *}" != "$sample_where" ] ||
+		! awk -v made="${nl_made##* >= }" -v t="$min_t" 'BEGIN { exit !(made + 0 <= t + 0) }'; then
 		pg_sql -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ${tab}_sample" \
 			-c "CREATE TABLE ${tab}_sample AS SELECT id, ss, sk FROM $tab WHERE $sample_where" -c "ANALYZE ${tab}_sample"
 		t0=$(date +%s.%N)
