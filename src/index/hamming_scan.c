@@ -366,17 +366,17 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 					uint64		value = high |
 						nddup_ham_packed_entry(entries, so->idx[i], width, lowmask);
 					uint64		key = nddup_ham_table_unkey(value, t);
+					int			dist;
 
 					/* equal keys are adjacent: look each up once */
 					if (have_prev && value == prev)
 						continue;
 					prev = value;
 					have_prev = true;
-					if (covered_before(key, qkey, t, rho, shift) ||
-						__builtin_popcountll(key ^ qkey) <= s->lo)
+					dist = __builtin_popcountll(key ^ qkey);
+					if (dist <= s->lo || covered_before(key, qkey, t, rho, shift))
 						continue;
-					lookup_key(s, gen, &lookdir, &lookkeys, &tidcur, key,
-							   __builtin_popcountll(key ^ qkey));
+					lookup_key(s, gen, &lookdir, &lookkeys, &tidcur, key, dist);
 				}
 				first += n;
 			}

@@ -8,7 +8,7 @@
 #   - apt-get update with Acquire::Languages=en,ko,ru,ja  -> Packages and Translation-{en,ko,ru,ja}
 #   - apt-get download of the packages below, dpkg-deb -x into CACHE_DIR/root/<package>/
 # then make_bases.py writes base TSVs (id, source, text) to CACHE_DIR/base/ and
-# /work/shared/tools/gen_neardup.py (GEN=...) turns each into a labelled corpus in CACHE_DIR/labelled/.
+# test/bench/gen_neardup.py (the project's generator; GEN=...) turns each into a labelled corpus in CACHE_DIR/labelled/.
 # Steps whose output exists are skipped (delete the file, or REFRESH=1 to re-run apt-get update).
 # Needs: apt, dpkg-deb, groff (groff-base), python3 (standard library only).  One core.
 set -euo pipefail
@@ -16,7 +16,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 C=${1:-/work/cache/corpora}
 PY=${PYTHON:-/usr/bin/python3}
-GEN=${GEN:-/work/shared/tools/gen_neardup.py}
+GEN=${GEN:-$HERE/../../bench/gen_neardup.py}
 SEED=${SEED:-1}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$C"/apt/lists/partial "$C"/apt/cache/archives/partial "$C"/apt/sources.list.d \

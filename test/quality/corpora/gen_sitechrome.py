@@ -12,13 +12,14 @@ from the generator's own word list, seeded); only the date, user and comment cou
 as on a real site.  Everything else is gen_neardup.py's own code (imported, chrome() replaced).
 """
 import importlib.util
+import os
 import random
 import sys
 
 
 def main():
     argv = sys.argv[1:]
-    gen_path, sites = '/work/shared/tools/gen_neardup.py', 20
+    gen_path, sites = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bench', 'gen_neardup.py'), 20
     if '--gen' in argv:
         i = argv.index('--gen')
         gen_path = argv[i + 1]

@@ -14,6 +14,7 @@ get doc_ids after IN's; everything else of IN is unchanged.  Deterministic for a
 import argparse
 import gzip
 import importlib.util
+import os
 import random
 import re
 
@@ -29,7 +30,7 @@ def main():
     ap.add_argument('--sizes', default='20,50,100,200')
     ap.add_argument('--per', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--gen', default='/work/shared/tools/gen_neardup.py')
+    ap.add_argument('--gen', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bench', 'gen_neardup.py'))
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location('gen_neardup', a.gen)
     gen = importlib.util.module_from_spec(spec)
