@@ -147,6 +147,27 @@ BEGIN
 	END IF;
 	RETURN cardinality(got);
 END $$;
+
+-- on the standby: pause replay, run check_once on the paused state, resume.
+-- It holds no snapshot while it waits for the pause (a COMMIT before each
+-- wait): replay may be resolving a recovery conflict first, and with
+-- max_standby_streaming_delay = -1 it waits for the statements in its way
+CREATE PROCEDURE standby_check(seed int) LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_wal_replay_pause();
+	COMMIT;
+	WHILE pg_get_wal_replay_pause_state() <> 'paused' LOOP
+		COMMIT;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+	BEGIN
+		PERFORM check_once(seed);
+	EXCEPTION WHEN OTHERS THEN
+		PERFORM pg_wal_replay_resume();
+		RAISE;
+	END;
+	PERFORM pg_wal_replay_resume();
+END $$;
 });
 
 $primary->backup('backup');
@@ -156,7 +177,7 @@ $standby->append_conf(
 	'postgresql.conf', q{
 max_parallel_workers_per_gather = 0
 jit = off
-max_standby_streaming_delay = 100ms
+max_standby_streaming_delay = -1
 });
 $standby->start;
 
@@ -186,12 +207,14 @@ my @s = (
 	start_script($primary, 'long_scan',
 		"BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT check_long_scan(2); COMMIT;\n"));
 
-# the standby checker pauses replay around each check: its statements run
-# in READ COMMITTED (each takes a new snapshot), and with replay going on the
-# index and the sequential scan could see different commits; paused, both
-# read the same state, which must agree exactly
-my $standby_checks = join('',
-	map { "DO \$\$ BEGIN PERFORM pg_wal_replay_pause(); WHILE pg_get_wal_replay_pause_state() <> 'paused' LOOP PERFORM pg_sleep(0.01); END LOOP; BEGIN PERFORM check_once($_); EXCEPTION WHEN OTHERS THEN PERFORM pg_wal_replay_resume(); RAISE; END; PERFORM pg_wal_replay_resume(); END \$\$;\n" } 1 .. 60);
+# the standby checker pauses replay around each check (standby_check): its
+# statements run in READ COMMITTED (each takes a new snapshot), and with
+# replay going on the index and the sequential scan could see different
+# commits; paused, both read the same state, which must agree exactly.
+# Replay never cancels a standby query (max_standby_streaming_delay = -1):
+# with a delay, a replay lagging behind the VACUUM loop's cleanup records
+# cancelled even the checker's connection attempt.
+my $standby_checks = join('', map { "CALL standby_check($_);\n" } 1 .. 60);
 push @s, start_script($standby, 'standby_checker', $standby_checks);
 
 for my $s (@s)
