@@ -208,6 +208,10 @@ typedef struct HammingGen
 	HammingGenInfo info;
 	BlockNumber *mapblocks;		/* info.nmap blocks */
 	BlockNumber **maps;			/* loaded map pages, or NULL */
+	Buffer	   *hints;			/* its buffer hints (hamming_utils.c), valid
+								 * while hints_stamp is current */
+	uint32		nhints;
+	uint64		hints_stamp;
 } HammingGen;
 
 typedef struct HammingCursor
@@ -251,6 +255,7 @@ extern uint64 *hamming_gen_key(HammingGen *gen, HammingCursor *cursor, uint64 ro
 extern ItemPointerData *hamming_gen_tid(HammingGen *gen, HammingCursor *cursor,
 										uint64 row);
 extern void hamming_cursor_release(HammingCursor *cursor);
+extern void hamming_prefetch(HammingGen *gen, uint32 lpage, Size offset, Size len);
 extern uint64 hamming_list_rows(Relation index, BlockNumber blkno, uint64 epoch);
 extern uint64 hamming_tid_pack(ItemPointer tid, bool isnull);
 extern bool hamming_tid_live(const ItemPointerData *tid);

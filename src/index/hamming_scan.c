@@ -40,6 +40,13 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+/*
+ * How many buckets ahead a probe prefetches the directory entries and the
+ * entry pages (hamming_prefetch).
+ */
+#define HAMMING_PREFETCH_DIR		16
+#define HAMMING_PREFETCH_BUCKETS	8
+
 /* rows wanted in the first batch of an ordered scan; later ones grow */
 #define HAMMING_FIRST_BATCH		100
 
@@ -310,6 +317,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	int			rho[HAMMING_TABLES];
 	long		maxbuckets = 1;
 	uint32	   *buckets;
+	uint32	   *bounds;			/* first and last entry of each bucket */
 	HammingCursor dircur = {InvalidBuffer, 0};
 	HammingCursor datacur = {InvalidBuffer, 0};
 	HammingCursor tidcur = {InvalidBuffer, 0};
@@ -322,6 +330,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 		if (rho[t] >= 0)
 			maxbuckets = Max(maxbuckets, (long) (nddup_ham_ball_volume(dbits, rho[t]) + 0.5));
 	buckets = palloc(sizeof(uint32) * maxbuckets);
+	bounds = palloc(sizeof(uint32) * 2 * maxbuckets);
 	for (int t = 0; t < HAMMING_TABLES; t++)
 	{
 		uint64		tq = nddup_ham_table_key(qkey, t);
@@ -331,17 +340,52 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 			continue;
 		nb = nddup_ham_enumerate((uint32) (tq >> shift), dbits, rho[t],
 								 buckets, maxbuckets);
+
+		/*
+		 * Every bucket's bounds from the directory first, then the buckets;
+		 * each pass prefetches the pages of the buckets a few ahead, so that
+		 * the random reads of a probe overlap.
+		 */
+		for (long b = 0; b < nb; b++)
+		{
+			if (b + HAMMING_PREFETCH_DIR < nb)
+			{
+				uint32		ahead = buckets[b + HAMMING_PREFETCH_DIR];
+
+				hamming_prefetch(gen, gen->info.dir_first[t] + ahead / HAMMING_U32_PER_PAGE,
+								 (ahead % HAMMING_U32_PER_PAGE) * sizeof(uint32),
+								 2 * sizeof(uint32));
+			}
+			bounds[2 * b] = dir_entry(gen, &dircur, t, buckets[b]);
+			bounds[2 * b + 1] = dir_entry(gen, &dircur, t, buckets[b] + 1);
+		}
 		for (long b = 0; b < nb; b++)
 		{
 			uint32		v = buckets[b];
-			uint32		first = dir_entry(gen, &dircur, t, v);
-			uint32		last = dir_entry(gen, &dircur, t, v + 1);
+			uint32		first = bounds[2 * b];
+			uint32		last = bounds[2 * b + 1];
 			uint64		high = (uint64) v << shift;
 			uint64		prev = 0;
 			bool		have_prev = false;
 
 			if ((b & 255) == 0)
 				CHECK_FOR_INTERRUPTS();
+			if (b + HAMMING_PREFETCH_BUCKETS < nb)
+			{
+				uint32		afirst = bounds[2 * (b + HAMMING_PREFETCH_BUCKETS)];
+				uint32		alast = bounds[2 * (b + HAMMING_PREFETCH_BUCKETS) + 1];
+
+				if (afirst == alast)
+					;			/* an empty bucket reads nothing */
+				else if (t == 0)
+					hamming_prefetch(gen, gen->info.table_first[0] + afirst / HAMMING_KEYS_PER_PAGE,
+									 (afirst % HAMMING_KEYS_PER_PAGE) * sizeof(uint64),
+									 (alast - afirst) * sizeof(uint64));
+				else
+					hamming_prefetch(gen, gen->info.table_first[t] + afirst / eper,
+									 (Size) (afirst % eper) * width,
+									 (Size) (alast - afirst) * width);
+			}
 			if (first == last)
 				continue;
 			if (t == 0)
@@ -388,6 +432,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	hamming_cursor_release(&lookdir);
 	hamming_cursor_release(&lookkeys);
 	pfree(buckets);
+	pfree(bounds);
 }
 
 /*

@@ -17,6 +17,7 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/buf_internals.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -171,6 +172,9 @@ hamming_gen_open(HammingGen *gen, Relation index, const HammingMetaPageData *met
 	gen->mapblocks = (BlockNumber *) meta->map;
 	gen->maps = gen->info.nmap > 0 ?
 		palloc0(sizeof(BlockNumber *) * gen->info.nmap) : NULL;
+	gen->hints = NULL;
+	gen->nhints = 0;
+	gen->hints_stamp = 0;
 }
 
 /* The block of logical page lpage, loading its map page if needed. */
@@ -229,12 +233,15 @@ static HammingBufferHint buffer_hints[HAMMING_HINT_SLOTS];
 static int	buffer_hint_last;
 static int	buffer_hint_victim;
 
+/* changes whenever a slot is given to another generation (never 0) */
+static uint64 buffer_hint_stamp = 1;
+
 /*
  * The buffer hints of a generation (*nhints of them), made (replacing a
  * slot) if needed; NULL for none.
  */
 static Buffer *
-buffer_hint_array(HammingGen *gen, uint32 *nhints)
+buffer_hint_lookup(HammingGen *gen, uint32 *nhints)
 {
 	const NddupRelFileLocator *locator = NDDUP_RELATION_LOCATOR(gen->index);
 	HammingBufferHint *h;
@@ -254,6 +261,7 @@ buffer_hint_array(HammingGen *gen, uint32 *nhints)
 	}
 	h = &buffer_hints[buffer_hint_victim];
 	buffer_hint_victim = (buffer_hint_victim + 1) % HAMMING_HINT_SLOTS;
+	buffer_hint_stamp++;
 	if (h->buffers != NULL)
 		pfree(h->buffers);
 	h->buffers = NULL;
@@ -272,6 +280,23 @@ buffer_hint_array(HammingGen *gen, uint32 *nhints)
 	buffer_hint_last = (int) (h - buffer_hints);
 	*nhints = h->nhints;
 	return h->buffers;
+}
+
+/*
+ * The buffer hints of a generation, as buffer_hint_lookup finds them,
+ * remembered in the reader until a slot changes hands.
+ */
+static inline Buffer *
+buffer_hint_array(HammingGen *gen, uint32 *nhints)
+{
+	if (gen->hints_stamp != buffer_hint_stamp)
+	{
+		gen->nhints = 0;
+		gen->hints = buffer_hint_lookup(gen, &gen->nhints);
+		gen->hints_stamp = buffer_hint_stamp;
+	}
+	*nhints = gen->nhints;
+	return gen->hints;
 }
 
 /*
@@ -300,6 +325,39 @@ read_gen_buffer(HammingGen *gen, uint32 lpage, BlockNumber blkno)
 	if (hints != NULL)
 		hints[lpage] = buf;
 	return buf;
+}
+
+/*
+ * Ask the CPU to start loading what a read of logical page lpage will
+ * touch, when the buffer hints know its buffer: the buffer header (pin and
+ * content lock), the special space (the page check) and the bytes
+ * [offset, offset + len) of the page's contents, at most 4 cache lines.
+ * Nothing is pinned or read: a buffer that holds another page by now costs
+ * only the wasted prefetch.  A probe issues these several buckets ahead, so
+ * that its random reads overlap instead of waiting one after another.
+ */
+#define HAMMING_CACHE_LINE	64
+
+void
+hamming_prefetch(HammingGen *gen, uint32 lpage, Size offset, Size len)
+{
+	uint32		nhints = 0;
+	Buffer	   *hints = buffer_hint_array(gen, &nhints);
+	Buffer		buf;
+	const char *block;
+	const char *contents;
+
+	if (hints == NULL || lpage >= nhints || !BufferIsValid(hints[lpage]))
+		return;
+	buf = hints[lpage];
+	block = (const char *) BufferGetBlock(buf);
+	contents = block + MAXALIGN(SizeOfPageHeaderData);
+	__builtin_prefetch(GetBufferDescriptor(buf - 1));
+	__builtin_prefetch(block + BLCKSZ - MAXALIGN(sizeof(HammingPageOpaqueData)));
+	len = Min(len, 4 * HAMMING_CACHE_LINE);
+	for (Size at = offset & ~((Size) HAMMING_CACHE_LINE - 1); at < offset + len;
+		 at += HAMMING_CACHE_LINE)
+		__builtin_prefetch(contents + at);
 }
 
 /*
