@@ -26,6 +26,12 @@
 # (--build-only: only the build time and size of each index method, no
 # exact answers and no queries, e.g. for GIN or the hamming index at 10M)
 # (--no-install: use the nddup installed under $NDDUP_EXTENSION_DESTDIR)
+# The method "appendix" (not in the default list) builds the hamming index
+# without the last rows of the table, a share f of them for each f of
+# --appendix (default "0.05 0.2"), then inserts those rows, which go to the
+# index's appendix as an application's inserts do until VACUUM merges them
+# (at merge_fraction 0.05 of the sorted rows; autovacuum runs on an
+# insert-only table after 20 % of it by default), and times the queries.
 # The method "plans" (in the default list) builds the hamming, GIN and
 # SP-GiST indexes together on the column and, at default settings, shows the
 # plan the planner keeps for each query form (EXPLAIN EXECUTE of a prepared
@@ -43,6 +49,7 @@ EF="40 200"
 SB=2GB
 INSTALL=1
 BUILD_ONLY=0
+APPENDIX="0.05 0.2"
 BENCH_EXT=${NDDUP_BENCH_EXT:-/work/cache/bench-ext}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -55,6 +62,7 @@ while [ $# -gt 0 ]; do
 		--shared-buffers) SB=$2; shift ;;
 		--no-install) INSTALL=0 ;;
 		--build-only) BUILD_ONLY=1 ;;
+		--appendix) APPENDIX=$2; shift ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -222,6 +230,18 @@ for m in seq $METHODS; do
 		measure hamming "hamming" "$BUILD" "$size" ball order "enable_seqscan = off"
 		measure hamming "hamming, hamming_nearest()" "$BUILD" "$size" - nearest "enable_seqscan = off"
 		q -c "DROP INDEX fps_ham" ;;
+	appendix)
+		for f in $APPENDIX; do
+			n=$(printf '%.0f' "$(echo "$ROWS * $f" | bc)")
+			q -c "CREATE TABLE fps_tail AS SELECT * FROM fps WHERE id > $ROWS - $n" \
+			  -c "DELETE FROM fps WHERE id > $ROWS - $n" -c "VACUUM fps" >/dev/null
+			build -c "CREATE INDEX fps_ham ON fps USING hamming (fp)"
+			q -c "INSERT INTO fps SELECT * FROM fps_tail" -c "SELECT pg_prewarm('fps_ham')" >/dev/null
+			size=$(q -c "SELECT pg_relation_size('fps_ham')")
+			echo "== hamming_index_stats (sorted, appendix, dead rows): $(q -c "SELECT sorted_rows, appendix_rows, dead_rows FROM hamming_index_stats('fps_ham')")"
+			measure hamming "hamming, $n rows ($f) in the appendix" "$BUILD" "$size" ball order "enable_seqscan = off"
+			q -c "DROP INDEX fps_ham" -c "DROP TABLE fps_tail"
+		done ;;
 	gin)
 		build -c "CREATE INDEX fps_gin ON fps USING gin (fp simhash64_gin_ops) WITH (fastupdate = off)"
 		size=$(q -c "SELECT pg_relation_size('fps_gin')")
