@@ -327,6 +327,15 @@ read_gen_buffer(HammingGen *gen, uint32 lpage, BlockNumber blkno)
 	return buf;
 }
 
+/* bytes of a CPU cache line, the step of the prefetches below */
+#define HAMMING_CACHE_LINE	64
+
+#if defined(__GNUC__) || defined(__clang__)
+#define hamming_prefetch_line(p)	__builtin_prefetch(p)
+#else
+#define hamming_prefetch_line(p)	((void) (p))
+#endif
+
 /*
  * Ask the CPU to start loading what a read of logical page lpage will
  * touch, when the buffer hints know its buffer: the buffer header (pin and
@@ -336,8 +345,6 @@ read_gen_buffer(HammingGen *gen, uint32 lpage, BlockNumber blkno)
  * only the wasted prefetch.  A probe issues these several buckets ahead, so
  * that its random reads overlap instead of waiting one after another.
  */
-#define HAMMING_CACHE_LINE	64
-
 void
 hamming_prefetch(HammingGen *gen, uint32 lpage, Size offset, Size len)
 {
@@ -352,12 +359,12 @@ hamming_prefetch(HammingGen *gen, uint32 lpage, Size offset, Size len)
 	buf = hints[lpage];
 	block = (const char *) BufferGetBlock(buf);
 	contents = block + MAXALIGN(SizeOfPageHeaderData);
-	__builtin_prefetch(GetBufferDescriptor(buf - 1));
-	__builtin_prefetch(block + BLCKSZ - MAXALIGN(sizeof(HammingPageOpaqueData)));
+	hamming_prefetch_line(GetBufferDescriptor(buf - 1));
+	hamming_prefetch_line(block + BLCKSZ - MAXALIGN(sizeof(HammingPageOpaqueData)));
 	len = Min(len, 4 * HAMMING_CACHE_LINE);
 	for (Size at = offset & ~((Size) HAMMING_CACHE_LINE - 1); at < offset + len;
 		 at += HAMMING_CACHE_LINE)
-		__builtin_prefetch(contents + at);
+		hamming_prefetch_line(contents + at);
 }
 
 /*
