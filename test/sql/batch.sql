@@ -328,3 +328,16 @@ SELECT count(*) FROM hamming_pairs(
 	'SELECT g, (hashint8(g)::bigint << 32 | hashint8(-g)::bigint & 4294967295)::simhash64 FROM generate_series(1, 200000) g', 24);
 \set VERBOSITY default
 RESET statement_timeout;
+
+-- fingerprints that share their top 40 bits fall into one bucket of the
+-- first radix pass of the batch sort, which the flag sort then orders:
+-- the pairs against a nested loop (three copies of each low 24 bits)
+CREATE TABLE skew_fp AS
+	SELECT g AS id, (x'5a5a5a5a5a000000'::bigint | (hashint8(g % 1000)::bigint & 16777215))::simhash64 AS fp
+	FROM generate_series(1, 3000) g;
+WITH p AS (SELECT least(id1, id2) AS a, greatest(id1, id2) AS b FROM hamming_pairs('SELECT id, fp FROM skew_fp', 2)),
+	 q AS (SELECT x.id AS a, y.id AS b FROM skew_fp x JOIN skew_fp y ON x.id < y.id AND (x.fp <-> y.fp) <= 2)
+SELECT (SELECT count(*) FROM p) AS pairs, (SELECT count(*) FROM q) AS nested_loop,
+	(SELECT count(*) FROM (TABLE p EXCEPT ALL TABLE q) e) AS extra,
+	(SELECT count(*) FROM (TABLE q EXCEPT ALL TABLE p) m) AS missing;
+DROP TABLE skew_fp;
