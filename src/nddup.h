@@ -32,6 +32,13 @@
 #define PG_GETARG_SIMHASH64(n)	DatumGetSimhash64(PG_GETARG_DATUM(n))
 #define PG_RETURN_SIMHASH64(x)	return Simhash64GetDatum(x)
 
+/* Ask the CPU to load the cache line at p ahead of its use (GCC, Clang). */
+#if defined(__GNUC__) || defined(__clang__)
+#define nddup_prefetch(p)	__builtin_prefetch(p)
+#else
+#define nddup_prefetch(p)	((void) (p))
+#endif
+
 /*
  * hamming_ball: the set of fingerprints within radius bits of center; the
  * query operand of simhash64 <@ hamming_ball (fixed length, by reference).

@@ -80,9 +80,7 @@ set_df_counter(const SetBatch *sb, uint64 hash)
 static inline void
 set_df_prefetch(const SetBatch *sb, uint64 hash)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(set_df_counter(sb, hash));
-#endif
+	nddup_prefetch(set_df_counter(sb, hash));
 }
 
 /* Counters for the document frequencies within 'bytes' (zeroed). */

@@ -302,6 +302,23 @@ covered_before(uint64 key, uint64 qkey, int t, const int *rho, int shift)
 }
 
 /*
+ * Prefetch the entries [bounds[0], bounds[1]) of table t (hamming_prefetch):
+ * whole keys on table 0's key pages, packed entries (eper a page) on the
+ * others.
+ */
+static inline void
+prefetch_bucket(HammingGen *gen, int t, const uint32 *bounds, int eper)
+{
+	int			width = t == 0 ? (int) sizeof(uint64) : (int) gen->info.width;
+	int			per = t == 0 ? HAMMING_KEYS_PER_PAGE : eper;
+
+	if (bounds[0] < bounds[1])
+		hamming_prefetch(gen, gen->info.table_first[t] + bounds[0] / per,
+						 (Size) (bounds[0] % per) * width,
+						 (Size) (bounds[1] - bounds[0]) * width);
+}
+
+/*
  * Probe the tables for every row within radius of qkey (multi-index
  * hashing, see the file header).
  */
@@ -371,21 +388,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 			if ((b & 255) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (b + HAMMING_PREFETCH_BUCKETS < nb)
-			{
-				uint32		afirst = bounds[2 * (b + HAMMING_PREFETCH_BUCKETS)];
-				uint32		alast = bounds[2 * (b + HAMMING_PREFETCH_BUCKETS) + 1];
-
-				if (afirst == alast)
-					;			/* an empty bucket reads nothing */
-				else if (t == 0)
-					hamming_prefetch(gen, gen->info.table_first[0] + afirst / HAMMING_KEYS_PER_PAGE,
-									 (afirst % HAMMING_KEYS_PER_PAGE) * sizeof(uint64),
-									 (alast - afirst) * sizeof(uint64));
-				else
-					hamming_prefetch(gen, gen->info.table_first[t] + afirst / eper,
-									 (Size) (afirst % eper) * width,
-									 (Size) (alast - afirst) * width);
-			}
+				prefetch_bucket(gen, t, bounds + 2 * (b + HAMMING_PREFETCH_BUCKETS), eper);
 			if (first == last)
 				continue;
 			if (t == 0)

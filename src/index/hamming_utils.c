@@ -330,12 +330,6 @@ read_gen_buffer(HammingGen *gen, uint32 lpage, BlockNumber blkno)
 /* bytes of a CPU cache line, the step of the prefetches below */
 #define HAMMING_CACHE_LINE	64
 
-#if defined(__GNUC__) || defined(__clang__)
-#define hamming_prefetch_line(p)	__builtin_prefetch(p)
-#else
-#define hamming_prefetch_line(p)	((void) (p))
-#endif
-
 /*
  * Ask the CPU to start loading what a read of logical page lpage will
  * touch, when the buffer hints know its buffer: the buffer header (pin and
@@ -359,12 +353,12 @@ hamming_prefetch(HammingGen *gen, uint32 lpage, Size offset, Size len)
 	buf = hints[lpage];
 	block = (const char *) BufferGetBlock(buf);
 	contents = block + MAXALIGN(SizeOfPageHeaderData);
-	hamming_prefetch_line(GetBufferDescriptor(buf - 1));
-	hamming_prefetch_line(block + BLCKSZ - MAXALIGN(sizeof(HammingPageOpaqueData)));
+	nddup_prefetch(GetBufferDescriptor(buf - 1));
+	nddup_prefetch(block + BLCKSZ - MAXALIGN(sizeof(HammingPageOpaqueData)));
 	len = Min(len, 4 * HAMMING_CACHE_LINE);
 	for (Size at = offset & ~((Size) HAMMING_CACHE_LINE - 1); at < offset + len;
 		 at += HAMMING_CACHE_LINE)
-		hamming_prefetch_line(contents + at);
+		nddup_prefetch(contents + at);
 }
 
 /*

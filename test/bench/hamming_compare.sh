@@ -68,6 +68,13 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+for f in $APPENDIX; do
+	if ! awk -v f="$f" 'BEGIN { exit !(f + 0 == f && f > 0 && f < 1) }'; then
+		echo "--appendix: $f is not a share of the rows between 0 and 1" >&2
+		exit 2
+	fi
+done
+
 make_workdir
 trap 'stop_instance; rm -rf "$WORKDIR"' EXIT
 # nddup and the third-party extensions in one private extension_destdir

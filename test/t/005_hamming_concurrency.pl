@@ -153,10 +153,17 @@ END $$;
 -- wait): replay may be resolving a recovery conflict first, and with
 -- max_standby_streaming_delay = -1 it waits for the statements in its way
 CREATE PROCEDURE standby_check(seed int) LANGUAGE plpgsql AS $$
+DECLARE
+	waits int := 0;
 BEGIN
 	PERFORM pg_wal_replay_pause();
 	COMMIT;
 	WHILE pg_get_wal_replay_pause_state() <> 'paused' LOOP
+		waits := waits + 1;
+		IF waits > 6000 THEN
+			PERFORM pg_wal_replay_resume();
+			RAISE EXCEPTION 'replay did not pause within 60 s (check %)', seed;
+		END IF;
 		COMMIT;
 		PERFORM pg_sleep(0.01);
 	END LOOP;
