@@ -12,7 +12,13 @@
  *	   (m = 4, 5, 6 blocks of 64/m bits, one directory per table over its
  *	   block): every bucket within each table's radius, every key in them
  *	   compared -- the cost of probing at radius 3..15, to set against the
- *	   pass of (1).
+ *	   pass of (1);
+ *	3. layouts within the size target (<= 40 bytes a row) at radius 12:
+ *	   table 0 holds whole keys, tables 1..m-1 entries of E bytes (the 8 E
+ *	   bits below the table's block), so a row found there is a candidate
+ *	   until its key is found in table 0 by the prefix the entry knows --
+ *	   the index's layout today (m = 4, E = 6) against 5 and 6 tables of
+ *	   5- and 6-byte entries (docs/reports/bench-hamming-am.md, run L).
  *
  * Usage: hamming_design_bench N [REPEAT]   (random keys, best of REPEAT)
  * Built and run by test/bench/hamming_design_bench.sh.
@@ -25,6 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX512_SCAN 1
+#endif
 
 #include "hamming_kernel.h"
 
@@ -144,6 +155,326 @@ mih_search(const Mih *mih, uint64_t q, int r, uint32_t *buckets, uint32_t *idx)
 	return hits;
 }
 
+/*
+ * A layout of section 3: table t holds the rows sorted by their table-t
+ * key, [block t][the other blocks in key order], with a directory over
+ * block t; table 0 keeps whole keys, the others the `width` bytes below
+ * the block.
+ */
+typedef struct Packed
+{
+	int			m;
+	int			width;
+	int			bits[8];		/* bits of block t */
+	int			start[8];		/* bits of the key above block t */
+	uint64_t   *keys;			/* table 0 */
+	uint8_t    *entries[8];		/* tables 1..m-1 (8 bytes of slack) */
+	uint32_t   *dir[8];
+	int			rho[8];			/* probe radius of each table at radius 12 */
+	uint64_t	candidates;		/* entries that passed, looked up in table 0 */
+} Packed;
+
+/* The table-t key of a key: block t moved to the front. */
+static uint64_t
+packed_table_key(const Packed *p, uint64_t key, int t)
+{
+	int			above = p->start[t];
+	int			below = 64 - above - p->bits[t];
+	uint64_t	block = (key << above) >> (64 - p->bits[t]);
+	uint64_t	high = above ? key >> (64 - above) : 0;
+	uint64_t	low = below ? key & ((UINT64_C(1) << below) - 1) : 0;
+
+	return t == 0 ? key : (block << (64 - p->bits[t])) | (high << below) | low;
+}
+
+/* The key of a table-t key (the inverse of packed_table_key). */
+static uint64_t
+packed_key(const Packed *p, uint64_t tkey, int t)
+{
+	int			above = p->start[t];
+	int			below = 64 - above - p->bits[t];
+	uint64_t	block = tkey >> (64 - p->bits[t]);
+	uint64_t	rest = tkey & ((UINT64_C(1) << (64 - p->bits[t])) - 1);
+	uint64_t	high = rest >> below;
+	uint64_t	low = below ? rest & ((UINT64_C(1) << below) - 1) : 0;
+
+	return t == 0 ? tkey :
+		(above ? high << (64 - above) : 0) | (block << below) | low;
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Build a layout of m tables (block bits given) and entries of width bytes. */
+static void
+packed_build(Packed *p, int m, const int *bits, const int *rho, int width,
+			 const uint64_t *keys, size_t n)
+{
+	uint64_t   *sorted = malloc(sizeof(uint64_t) * n);
+	int			start = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	p->width = width;
+	for (int t = 0; t < m; t++)
+	{
+		p->bits[t] = bits[t];
+		p->start[t] = start;
+		p->rho[t] = rho[t];
+		start += bits[t];
+	}
+	for (int t = 0; t < m; t++)
+	{
+		uint32_t	nb = UINT32_C(1) << p->bits[t];
+		size_t		i = 0;
+
+		for (size_t j = 0; j < n; j++)
+			sorted[j] = packed_table_key(p, keys[j], t);
+		qsort(sorted, n, sizeof(uint64_t), compare_u64);
+		p->dir[t] = malloc(sizeof(uint32_t) * (nb + 1));
+		for (uint32_t b = 0; b <= nb; b++)
+		{
+			while (i < n && (sorted[i] >> (64 - p->bits[t])) < b)
+				i++;
+			p->dir[t][b] = (uint32_t) i;
+		}
+		if (t == 0)
+		{
+			p->keys = sorted;
+			sorted = malloc(sizeof(uint64_t) * n);
+			continue;
+		}
+		p->entries[t] = malloc((size_t) width * n + 8);
+		for (size_t j = 0; j < n; j++)
+			nddup_ham_packed_store(p->entries[t], j, width,
+								   (sorted[j] << p->bits[t]) >> (64 - 8 * width));
+	}
+	free(sorted);
+}
+
+static void
+packed_free(Packed *p)
+{
+	free(p->keys);
+	for (int t = 0; t < p->m; t++)
+	{
+		free(p->entries[t]);
+		free(p->dir[t]);
+	}
+}
+
+/*
+ * The packed scan: every i < n with popcount(entry_i ^ q) <= limit, by the
+ * index's own kernel (src/core/hamming_kernel.c, POPCNT when the CPU has it).
+ */
+static size_t
+packed_scan_kernel(const uint8_t *e, size_t n, int width, uint64_t q, int limit,
+				   uint32_t *idx)
+{
+	return nddup_ham_scan_packed(e, n, width, (UINT64_C(1) << (8 * width)) - 1, 0, q,
+								 limit, idx);
+}
+
+#ifdef HAVE_AVX512_SCAN
+/*
+ * The same with AVX-512 (VBMI, VPOPCNTDQ): eight entries a step, their
+ * bytes spread to 64-bit lanes by one byte permutation -- the best case
+ * for the layouts with long buckets.
+ */
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")))
+static size_t
+packed_scan_avx512(const uint8_t *e, size_t n, int width, uint64_t q, int limit,
+				   uint32_t *idx)
+{
+	uint8_t		perm[64];
+	size_t		m = 0;
+	size_t		i = 0;
+	size_t		tail;
+	__m512i		spread;
+	__m512i		vq = _mm512_set1_epi64((long long) q);
+	__m512i		vmask = _mm512_set1_epi64((long long) ((UINT64_C(1) << (8 * width)) - 1));
+	__m512i		vlimit = _mm512_set1_epi64(limit);
+	__mmask64	bytes = (UINT64_C(1) << (8 * width)) - 1;
+
+	if (n < 16)
+		return packed_scan_kernel(e, n, width, q, limit, idx);
+	for (int lane = 0; lane < 8; lane++)
+		for (int b = 0; b < 8; b++)
+			perm[8 * lane + b] = (uint8_t) (width * lane + (b < width ? b : 0));
+	spread = _mm512_loadu_si512(perm);
+	for (; i + 8 <= n; i += 8)
+	{
+		__m512i		v = _mm512_maskz_loadu_epi8(bytes, e + (size_t) width * i);
+		__mmask8	hit;
+
+		v = _mm512_and_si512(_mm512_permutexvar_epi8(spread, v), vmask);
+		hit = _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, vq)), vlimit);
+		while (hit)
+		{
+			idx[m++] = (uint32_t) (i + __builtin_ctz(hit));
+			hit &= hit - 1;
+		}
+	}
+	/* the last n mod 8 entries, numbered from i */
+	tail = packed_scan_kernel(e + (size_t) width * i, n - i, width, q, limit, idx + m);
+	for (size_t j = m; j < m + tail; j++)
+		idx[j] += (uint32_t) i;
+	return m + tail;
+}
+#endif
+
+typedef size_t (*PackedScan) (const uint8_t *, size_t, int, uint64_t, int, uint32_t *);
+
+/*
+ * Probe a layout at radius r (table t at p->rho[t]); a candidate of table
+ * t >= 1 is looked up in table 0 by the prefix its table-t key knows.
+ * Returns the rows within r (once per table that finds them).
+ */
+static size_t
+packed_search(Packed *p, PackedScan scan, uint64_t q, int r, uint32_t *buckets,
+			  uint32_t *idx)
+{
+	size_t		hits = 0;
+
+	for (int t = 0; t < p->m; t++)
+	{
+		int			bits = p->bits[t];
+		uint64_t	tq = packed_table_key(p, q, t);
+		uint32_t	qblock = (uint32_t) (tq >> (64 - bits));
+		uint64_t	qentry = (tq << bits) >> (64 - 8 * p->width);
+		int			known = bits + 8 * p->width;
+		/* the top bits of the key a candidate's entry fixes */
+		int			prefix = p->start[t] >= known - bits ? known - bits : known;
+		long		nb;
+
+		if (p->rho[t] < 0)
+			continue;
+		nb = nddup_ham_enumerate(qblock, bits, p->rho[t], buckets, 1L << 22);
+		for (long b = 0; b < nb; b++)
+		{
+			uint32_t	first = p->dir[t][buckets[b]];
+			uint32_t	last = p->dir[t][buckets[b] + 1];
+			int			limit = r - __builtin_popcount(buckets[b] ^ qblock);
+			size_t		found;
+
+			if (t == 0)
+			{
+				hits += nddup_ham_scan(p->keys + first, last - first, q, -1, r, idx, NULL);
+				continue;
+			}
+			found = scan(p->entries[t] + (size_t) p->width * first, last - first,
+						 p->width, qentry, limit, idx);
+			p->candidates += found;
+			for (size_t i = 0; i < found; i++)
+			{
+				uint64_t	entry = nddup_ham_packed_entry(p->entries[t], first + idx[i], p->width,
+														   (UINT64_C(1) << (8 * p->width)) - 1);
+				uint64_t	tkey = ((uint64_t) buckets[b] << (64 - bits)) |
+					(entry << (64 - known));
+				uint64_t	key = packed_key(p, tkey, t);
+				uint64_t	mask = ~UINT64_C(0) << (64 - prefix);
+				uint32_t	block0 = (uint32_t) (key >> (64 - p->bits[0]));
+				uint32_t	lo = p->dir[0][block0];
+				uint32_t	hi = p->dir[0][block0 + 1];
+
+				/* the first key of table 0 with that prefix, by bisection */
+				while (lo < hi)
+				{
+					uint32_t	mid = lo + (hi - lo) / 2;
+
+					if (p->keys[mid] < (key & mask))
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (; lo < p->dir[0][block0 + 1] && (p->keys[lo] & mask) == (key & mask); lo++)
+					hits += __builtin_popcountll(p->keys[lo] ^ q) <= r;
+			}
+		}
+	}
+	return hits;
+}
+
+/*
+ * Section 3: the layouts within the size target at radius 12, each with
+ * the portable packed scan and (when the CPU has it) AVX-512.
+ */
+static void
+packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
+			   uint32_t *idx)
+{
+	static const struct
+	{
+		const char *name;
+		int			m;
+		int			width;
+		int			bits[8];
+		int			rho[8];
+	}			layouts[] = {
+		{"4 x 16 bits, 6-byte entries (the index)", 4, 6, {16, 16, 16, 16}, {2, 3, 2, 2}},
+		{"5 x 13 bits, 6-byte entries", 5, 6, {13, 13, 13, 13, 12}, {1, 2, 2, 2, 1}},
+		{"5 x 13 bits, 5-byte entries", 5, 5, {13, 13, 13, 13, 12}, {1, 2, 2, 2, 1}},
+		{"6 x 11 bits, 5-byte entries", 6, 5, {11, 11, 11, 11, 10, 10}, {1, 2, 1, 1, 1, 1}},
+		{"6 x 11 bits, 6-byte entries", 6, 6, {11, 11, 11, 11, 10, 10}, {1, 2, 1, 1, 1, 1}},
+	};
+	int			nqueries = 200 * repeat;
+	uint64_t   *queries = malloc(sizeof(uint64_t) * nqueries);
+	uint64_t	state = 7;
+	double		base = 0;
+
+	/* half near copies (2 bits flipped), half random keys */
+	for (int i = 0; i < nqueries; i++)
+		queries[i] = (i % 2) ? keys[next_key(&state) % n] ^ (UINT64_C(1) << (next_key(&state) % 64)) ^
+			(UINT64_C(1) << (next_key(&state) % 64)) : next_key(&state);
+	nddup_ham_use_kernel(NDDUP_HAM_KERNEL_AUTO);
+	printf("layouts within 40 bytes a row, radius 12 (mean of %d queries, us; "
+		   "kernel = the index's packed scan; ratio: the index's layout with its kernel / this one)\n", nqueries);
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++)
+	{
+		Packed		p;
+		const char *kname[2] = {"kernel", "avx512"};
+		PackedScan	scans[2] = {packed_scan_kernel, NULL};
+
+#ifdef HAVE_AVX512_SCAN
+		if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vpopcntdq"))
+			scans[1] = packed_scan_avx512;
+#endif
+		packed_build(&p, layouts[l].m, layouts[l].bits, layouts[l].rho, layouts[l].width, keys, n);
+		printf("  %-42s %2d B/row:", layouts[l].name, 14 + (layouts[l].m - 1) * layouts[l].width);
+		for (int k = 0; k < 2; k++)
+		{
+			double		t0;
+			double		us;
+			size_t		hits = 0;
+
+			if (scans[k] == NULL)
+			{
+				printf("  %s n/a", kname[k]);
+				continue;
+			}
+			p.candidates = 0;
+			t0 = now();
+			for (int i = 0; i < nqueries; i++)
+				hits += packed_search(&p, scans[k], queries[i], 12, buckets, idx);
+			us = (now() - t0) / nqueries * 1e6;
+			if (l == 0 && k == 0)
+				base = us;
+			printf("  %s %.1f (%.2fx)", kname[k], us, base / us);
+			if (k == 0)
+				printf(" lookups/query %.1f hits %zu", (double) p.candidates / nqueries, hits);
+		}
+		printf("\n");
+		packed_free(&p);
+	}
+	free(queries);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -225,5 +556,6 @@ main(int argc, char **argv)
 			free(mih.dir[t]);
 		}
 	}
+	packed_layouts(keys, n, repeat, buckets, idx);
 	return 0;
 }

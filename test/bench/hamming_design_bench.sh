@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The measurements behind the design of the hamming access method
 # (docs/indexes.md, "Why this design"): passes over packed keys with each
-# popcount kernel, and multi-index hashing over 4, 5 and 6 in-memory tables
-# at radius 3..15, outside the server (test/bench/hamming_design_bench.c).
+# popcount kernel, multi-index hashing over 4, 5 and 6 in-memory tables at
+# radius 3..15, and the layouts within 40 bytes a row (table 0 whole keys,
+# the other tables packed entries) at radius 12, outside the server
+# (test/bench/hamming_design_bench.c).
 #   test/bench/hamming_design_bench.sh [N ...]     (default 1000000 10000000)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
