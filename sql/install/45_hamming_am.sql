@@ -21,8 +21,8 @@ COMMENT ON OPERATOR CLASS @extschema@.simhash64_hamming_ops USING hamming
 
 CREATE FUNCTION @extschema@.hamming_index_stats(index regclass,
 		OUT sorted_rows bigint, OUT appendix_rows bigint, OUT dead_rows bigint,
-		OUT directory_bits integer, OUT pages bigint)
+		OUT directory_bits integer, OUT pages bigint, OUT free_pages bigint)
 	RETURNS record
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.hamming_index_stats(regclass)
-	IS 'rows of a hamming index: sorted (generation), appendix, dead (tombstones); its directory bits and pages';
+	IS 'rows of a hamming index: sorted (generation), appendix, dead (tombstones); its directory bits, pages and free pages';

@@ -235,9 +235,25 @@ typedef enum HammingProbe
 	HAMMING_PROBE_ROWS			/* always pass over every row */
 } HammingProbe;
 
+/*
+ * Values of the setting nddup.hamming_crash_point (tests only): the step of
+ * a merge or of the recycling of pages at which the server is made to
+ * crash (PANIC), so that a test can check the recovery from each.
+ */
+typedef enum HammingCrashPoint
+{
+	HAMMING_CRASH_NONE,
+	HAMMING_CRASH_SEALED,		/* the appendix sealed, nothing written */
+	HAMMING_CRASH_WRITING,		/* table 0 of the new generation written */
+	HAMMING_CRASH_WRITTEN,		/* the new generation written, not in use */
+	HAMMING_CRASH_SWITCHED,		/* the metapage switched, old pages retired */
+	HAMMING_CRASH_RECYCLING		/* the first retired page freed */
+} HammingCrashPoint;
+
 /* hamming_handler.c: handler, options, settings, cost estimate */
 extern int	hamming_probe;
 extern double hamming_merge_fraction(Relation index);
+extern void hamming_crash_point_reached(HammingCrashPoint point);
 
 /* hamming_utils.c: pages, metapage, generation reader, rows, cost model */
 extern void hamming_init_page(Page page, uint8 kind, uint64 epoch);

@@ -575,6 +575,8 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 	sorter_end(sorter);			/* tables 1..3 read table 0 back */
 	info->dir_first[0] = w.npages;
 	write_dir(&w, counts, info->dbits);
+	if (!building)
+		hamming_crash_point_reached(HAMMING_CRASH_WRITING);
 	for (int t = 1; t < HAMMING_TABLES; t++)
 	{
 		memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));

@@ -38,6 +38,7 @@
 #include "commands/vacuum.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "storage/freespace.h"
 #include "utils/regproc.h"
 #include "utils/catcache.h"
 #include "utils/guc.h"
@@ -62,7 +63,20 @@ static const struct config_enum_entry hamming_probe_options[] = {
 	{NULL, 0, false}
 };
 
-/* Register the index options and the setting (from _PG_init). */
+/* nddup.hamming_crash_point: crash the server at a step of a merge (tests) */
+static int	hamming_crash_point = HAMMING_CRASH_NONE;
+
+static const struct config_enum_entry hamming_crash_point_options[] = {
+	{"none", HAMMING_CRASH_NONE, false},
+	{"sealed", HAMMING_CRASH_SEALED, false},
+	{"writing", HAMMING_CRASH_WRITING, false},
+	{"written", HAMMING_CRASH_WRITTEN, false},
+	{"switched", HAMMING_CRASH_SWITCHED, false},
+	{"recycling", HAMMING_CRASH_RECYCLING, false},
+	{NULL, 0, false}
+};
+
+/* Register the index options and the settings (from _PG_init). */
 void
 nddup_hamming_am_init(void)
 {
@@ -71,12 +85,26 @@ nddup_hamming_am_init(void)
 							 "auto: by the cost model; tables: always probe them; rows: always pass over every row. The answer is the same.",
 							 &hamming_probe, HAMMING_PROBE_AUTO, hamming_probe_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("nddup.hamming_crash_point",
+							 "For tests only: crash the server (PANIC) when a VACUUM of a hamming index reaches this step.",
+							 "none, or a step of a merge (sealed, writing, written, switched) or of the recycling of retired pages (recycling).",
+							 &hamming_crash_point, HAMMING_CRASH_NONE, hamming_crash_point_options,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	nddup_hamming_planner_init();
 	hamming_relopt_kind = add_reloption_kind();
 	add_real_reloption(hamming_relopt_kind, "merge_fraction",
 					   "VACUUM merges the appendix into the sorted tables when it and the dead rows reach this share of the sorted rows",
 					   HAMMING_DEFAULT_MERGE_FRACTION, 0.0, 1.0,
 					   ShareUpdateExclusiveLock);
+}
+
+/* PANIC when nddup.hamming_crash_point names this step (test/t/006). */
+void
+hamming_crash_point_reached(HammingCrashPoint point)
+{
+	if (hamming_crash_point == (int) point)
+		elog(PANIC, "nddup.hamming_crash_point: crashing at step \"%s\"",
+			 hamming_crash_point_options[point].name);
 }
 
 /* amoptions */
@@ -306,8 +334,10 @@ hamming_index_stats(PG_FUNCTION_ARGS)
 	Relation	index;
 	HammingMetaCopy mc;
 	TupleDesc	desc;
-	Datum		values[5];
-	bool		nulls[5] = {false};
+	Datum		values[6];
+	bool		nulls[6] = {false};
+	BlockNumber nblocks;
+	int64		free_pages = 0;
 	uint64		app_rows = 0;
 	Oid			heapoid;
 
@@ -344,7 +374,17 @@ hamming_index_stats(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum((int64) app_rows);
 	values[2] = Int64GetDatum((int64) mc.meta->dead_rows);
 	values[3] = Int32GetDatum((int32) mc.meta->gen.dbits);
-	values[4] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index));
+	nblocks = RelationGetNumberOfBlocks(index);
+	values[4] = Int64GetDatum((int64) nblocks);
+	/* pages recycled and listed in the free space map, waiting for reuse */
+	for (BlockNumber blkno = HAMMING_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		if (GetRecordedFreeSpace(index, blkno) > 0)
+			free_pages++;
+		if (blkno % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	values[5] = Int64GetDatum(free_pages);
 	hamming_free_meta(&mc);
 	index_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));

@@ -313,6 +313,7 @@ merge(Relation index)
 	uint64		old_list_epoch;
 
 	seal_appendix(index, &gen_epoch);
+	hamming_crash_point_reached(HAMMING_CRASH_SEALED);
 	hamming_read_meta(index, &mc);
 	gen = &mc.gen;
 
@@ -336,6 +337,7 @@ merge(Relation index)
 		sort_list_rows(index, sorter, mc.meta->sealed_head, mc.meta->sealed_epoch);
 	hamming_sorter_finish(sorter);
 	hamming_write_generation(index, sorter, gen_epoch, false, &info, &mapblocks);
+	hamming_crash_point_reached(HAMMING_CRASH_WRITTEN);
 	old_gen = mc.meta->gen;
 	old_map = mc.meta->gen.nmap > 0 ? mc.meta->map[0] : InvalidBlockNumber;
 	old_list = mc.meta->sealed_head;
@@ -363,6 +365,7 @@ merge(Relation index)
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
 	pfree(mapblocks);
+	hamming_crash_point_reached(HAMMING_CRASH_SWITCHED);
 }
 
 /* Whether a page belongs to the index's current structure. */
@@ -480,6 +483,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			GenericXLogFinish(state);
 			RecordFreeIndexPage(index, blkno);
 			nfree++;
+			hamming_crash_point_reached(HAMMING_CRASH_RECYCLING);
 		}
 		UnlockReleaseBuffer(buf);
 	}

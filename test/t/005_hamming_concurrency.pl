@@ -31,7 +31,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::Bin;
-use NddupWorkload qw(crash_node);
+use NddupWorkload qw(hamming_table_sql crash_node);
 
 my $primary = PostgreSQL::Test::Cluster->new('ham_primary');
 $primary->init(allows_streaming => 1);
@@ -44,23 +44,9 @@ restart_after_crash = off
 });
 $primary->start;
 
+$primary->safe_psql('postgres', hamming_table_sql());
 $primary->safe_psql(
 	'postgres', q{
-CREATE EXTENSION nddup;
-
--- a fingerprint of one of 300 clusters with 0..8 bits flipped
-CREATE FUNCTION fpgen(seed bigint) RETURNS simhash64
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-	SELECT (hashint8extended(seed % 300, 11) #
-			coalesce((SELECT bit_or(1::bigint << (hashint8extended(seed * 8 + i, 12) & 63)::int)
-					  FROM generate_series(1, (seed % 9)::int) i), 0))::simhash64
-$$;
-
-CREATE TABLE h (id bigint PRIMARY KEY, fp simhash64);
-INSERT INTO h SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE fpgen(g * 31) END
-	FROM generate_series(1, 20000) g;
-CREATE INDEX h_fp ON h USING hamming (fp) WITH (merge_fraction = 0);
-
 -- writer s: n transactions of one insert, and some updates and deletes
 CREATE PROCEDURE writer(s int, n int) LANGUAGE plpgsql AS $$
 DECLARE

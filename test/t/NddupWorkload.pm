@@ -1,8 +1,9 @@
 # Copyright (c) nddup contributors; PostgreSQL Licence.
 #
-# Shared by 001_crash_recovery.pl and 002_replica.pl: the tables and their
-# nddup indexes, the concurrent workload, and the comparison of every index
-# answer with the sequential scan.
+# Shared by the TAP tests: for 001_crash_recovery.pl and 002_replica.pl the
+# tables and their nddup indexes, the concurrent workload and the comparison
+# of every index answer with the sequential scan; for 005 and 006 the table
+# of the hamming index; for all, the generator fpgen() and crash_node().
 
 package NddupWorkload;
 
@@ -13,25 +14,44 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use Exporter 'import';
 
-our @EXPORT = qw(@tables @radii setup_sql workload_sql check_indexes crash_node);
+our @EXPORT =
+  qw(@tables @radii setup_sql hamming_table_sql workload_sql check_indexes crash_node);
 
 our @tables = qw(t_gin_off t_gin_on t_spg t_ham);
 our @radii = (0, 3, 6, 12);
 
+# The fingerprint generator fpgen(seed): a fingerprint of one of $clusters
+# clusters with 0..8 bits flipped (seeds that agree mod $clusters give
+# fingerprints a few bits apart).
+sub fpgen_sql
+{
+	my ($clusters) = @_;
+	return qq{
+CREATE FUNCTION fpgen(seed bigint) RETURNS simhash64
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+	SELECT (hashint8extended(seed % $clusters, 11) #
+			coalesce((SELECT bit_or(1::bigint << (hashint8extended(seed * 8 + i, 12) & 63)::int)
+					  FROM generate_series(1, (seed % 9)::int) i), 0))::simhash64
+\$\$;
+};
+}
+
+# 005 and 006: table h of 20,000 rows (every 97th fingerprint NULL) and its
+# hamming index h_fp, merged at every VACUUM that sees a change.
+sub hamming_table_sql
+{
+	return 'CREATE EXTENSION nddup;' . fpgen_sql(300) . q{
+CREATE TABLE h (id bigint PRIMARY KEY, fp simhash64);
+INSERT INTO h SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE fpgen(g * 31) END
+	FROM generate_series(1, 20000) g;
+CREATE INDEX h_fp ON h USING hamming (fp) WITH (merge_fraction = 0);
+};
+}
+
 # The tables, their indexes, the fingerprint generator, the queries.
 sub setup_sql
 {
-	return q{
-CREATE EXTENSION nddup;
-
--- a fingerprint of one of 150 clusters with 0..8 bits flipped: seeds that
--- agree mod 150 give fingerprints a few bits apart
-CREATE FUNCTION fpgen(seed bigint) RETURNS simhash64
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-	SELECT (hashint8extended(seed % 150, 11) #
-			coalesce((SELECT bit_or(1::bigint << (hashint8extended(seed * 8 + i, 12) & 63)::int)
-					  FROM generate_series(1, (seed % 9)::int) i), 0))::simhash64
-$$;
+	return 'CREATE EXTENSION nddup;' . fpgen_sql(150) . q{
 
 CREATE TABLE t_gin_off (id bigint PRIMARY KEY, fp simhash64);
 CREATE TABLE t_gin_on (id bigint PRIMARY KEY, fp simhash64);
