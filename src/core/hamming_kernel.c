@@ -9,10 +9,12 @@
  * The scans come in three builds of one body: portable C, x86-64 with the
  * POPCNT instruction, and AVX2 (four keys per vector, popcount by nibble
  * lookup: Mula, Kurz and Lemire 2018, "Faster population counts using AVX2
- * instructions", s.2).  The extension is not compiled with -mpopcnt or
- * -mavx2; the CPU is asked once, at the first scan, which it has (as
- * src/batch/batch.c does for its pair scans).  -DNDDUP_NO_SIMD keeps only
- * the portable build.
+ * instructions", s.2); and an AVX-512 build of its own (eight keys per
+ * vector, VPOPCNTQ; packed entries spread to their lanes by one VPERMB),
+ * which pays on the long buckets of large indexes.  The extension is not
+ * compiled with -mpopcnt, -mavx2 or -mavx512*; the CPU is asked once, at
+ * the first scan, which it has (as src/batch/batch.c does for its pair
+ * scans).  -DNDDUP_NO_SIMD keeps only the portable build.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +27,11 @@
 	!defined(NDDUP_NO_SIMD)
 #define HAM_X86_DISPATCH 1
 #include <immintrin.h>
+/* compilers that know the AVX-512 VBMI and VPOPCNTDQ intrinsics */
+#if (defined(__clang__) && __clang_major__ >= 6) || \
+	(!defined(__clang__) && __GNUC__ >= 8)
+#define HAM_X86_AVX512 1
+#endif
 #endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -348,6 +355,96 @@ scan_avx2(const uint64_t *keys, size_t n, uint64_t q, int lo, int hi,
 	/* the last keys, fewer than eight */
 	return scan_tail(keys, i, n, q, lo, hi, idx, dist, m);
 }
+
+#ifdef HAM_X86_AVX512
+#define HAM_AVX512_TARGET "avx512f,avx512bw,avx512vbmi,avx512vpopcntdq,popcnt"
+
+/*
+ * Byte permutations that spread eight packed entries of width bytes (5..8)
+ * to the eight 64-bit lanes of a vector: lane j takes bytes width * j ..
+ * width * j + width - 1, the bytes above them any (masked off after).
+ */
+static uint8_t packed_spread[9][64];
+
+/* The AVX-512 scan of keys: eight a step, VPOPCNTQ. */
+__attribute__((target(HAM_AVX512_TARGET)))
+static size_t
+scan_avx512(const uint64_t *keys, size_t n, uint64_t q, int lo, int hi,
+			uint32_t *idx, uint8_t *dist)
+{
+	const __m512i vq = _mm512_set1_epi64((long long) q);
+	const __m512i vlo = _mm512_set1_epi64(lo);
+	const __m512i vhi = _mm512_set1_epi64(hi);
+	size_t		m = 0;
+	size_t		i = 0;
+
+	for (; i + 8 <= n; i += 8)
+	{
+		__m512i		c = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(keys + i), vq));
+		__mmask8	hit = _mm512_cmpgt_epi64_mask(c, vlo) & _mm512_cmple_epi64_mask(c, vhi);
+
+		while (__builtin_expect(hit != 0, 0))
+		{
+			int			b = __builtin_ctz(hit);
+
+			idx[m] = (uint32_t) (i + b);
+			if (dist)
+				dist[m] = (uint8_t) __builtin_popcountll(keys[i + b] ^ q);
+			m++;
+			hit &= hit - 1;
+		}
+	}
+	return scan_tail(keys, i, n, q, lo, hi, idx, dist, m);
+}
+
+/*
+ * The AVX-512 scan of packed entries: eight a step, spread to their lanes
+ * by one byte permutation (VPERMB); runs of fewer than 16 entries, and the
+ * last n mod 8, one at a time.
+ */
+__attribute__((target(HAM_AVX512_TARGET)))
+static size_t
+scan_packed_avx512(const uint8_t *entries, size_t n, int width, uint64_t lowmask,
+				   uint64_t high, uint64_t q, int hi, uint32_t *idx)
+{
+	int			limit = hi - __builtin_popcountll((high ^ q) & ~lowmask);
+	__mmask64	bytes = width >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * width)) - 1;
+	__m512i		spread;
+	__m512i		vmask;
+	__m512i		vq;
+	__m512i		vlimit;
+	size_t		m = 0;
+	size_t		i = 0;
+	size_t		tail;
+
+	if (limit < 0)
+		return 0;
+	if (n < 16)
+		return scan_packed_body(entries, n, width, lowmask, high, q, hi, idx);
+	spread = _mm512_loadu_si512(packed_spread[width]);
+	vmask = _mm512_set1_epi64((long long) lowmask);
+	vq = _mm512_set1_epi64((long long) (q & lowmask));
+	vlimit = _mm512_set1_epi64(limit);
+	for (; i + 8 <= n; i += 8)
+	{
+		__m512i		v = _mm512_maskz_loadu_epi8(bytes, entries + i * (size_t) width);
+		__mmask8	hit;
+
+		v = _mm512_and_si512(_mm512_permutexvar_epi8(spread, v), vmask);
+		hit = _mm512_cmple_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, vq)), vlimit);
+		while (__builtin_expect(hit != 0, 0))
+		{
+			idx[m++] = (uint32_t) (i + __builtin_ctz(hit));
+			hit &= hit - 1;
+		}
+	}
+	tail = scan_packed_body(entries + i * (size_t) width, n - i, width, lowmask, high, q,
+							hi, idx + m);
+	for (size_t j = m; j < m + tail; j++)
+		idx[j] += (uint32_t) i;
+	return m + tail;
+}
+#endif							/* HAM_X86_AVX512 */
 #endif							/* HAM_X86_DISPATCH */
 
 typedef size_t (*ScanFn) (const uint64_t *, size_t, uint64_t, int, int,
@@ -370,15 +467,35 @@ nddup_ham_use_kernel(NddupHamKernel kernel)
 	bool		have_popcnt = false;
 	bool		have_avx2 = false;
 #endif
+#ifdef HAM_X86_AVX512
+	bool		have_avx512 = have_avx2 &&
+		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vpopcntdq");
+#else
+	bool		have_avx512 = false;
+#endif
 
 	if (kernel == NDDUP_HAM_KERNEL_AUTO)
-		kernel = have_avx2 ? NDDUP_HAM_KERNEL_AVX2 :
+		kernel = have_avx512 ? NDDUP_HAM_KERNEL_AVX512 :
+			have_avx2 ? NDDUP_HAM_KERNEL_AVX2 :
 			have_popcnt ? NDDUP_HAM_KERNEL_POPCNT : NDDUP_HAM_KERNEL_GENERIC;
-	if ((kernel == NDDUP_HAM_KERNEL_AVX2 && !have_avx2) ||
+	if ((kernel == NDDUP_HAM_KERNEL_AVX512 && !have_avx512) ||
+		(kernel == NDDUP_HAM_KERNEL_AVX2 && !have_avx2) ||
 		(kernel == NDDUP_HAM_KERNEL_POPCNT && !have_popcnt))
 		return false;
 	switch (kernel)
 	{
+#ifdef HAM_X86_AVX512
+		case NDDUP_HAM_KERNEL_AVX512:
+			for (int width = 5; width <= 8; width++)
+				for (int lane = 0; lane < 8; lane++)
+					for (int b = 0; b < 8; b++)
+						packed_spread[width][8 * lane + b] =
+							(uint8_t) (width * lane + (b < width ? b : 0));
+			scan_fn = scan_avx512;
+			scan_packed_fn = scan_packed_avx512;
+			break;
+#endif
 #ifdef HAM_X86_DISPATCH
 		case NDDUP_HAM_KERNEL_AVX2:
 			scan_fn = scan_avx2;

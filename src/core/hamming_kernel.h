@@ -4,7 +4,7 @@
  *	  The pure-C kernels of the hamming index access method
  *	  (src/index/hamming*.c): the block permutation of a fingerprint, the
  *	  enumeration of a Hamming ball over a block, and the popcount scans of
- *	  packed fingerprints (AVX2 or POPCNT chosen at run time).
+ *	  packed fingerprints (AVX-512, AVX2 or POPCNT chosen at run time).
  *
  * A fingerprint's 64 bits (bit j counted from the most significant) are
  * dealt into 4 blocks of 16 bits, bit j to block j mod 4 (interleaving keeps
@@ -75,7 +75,7 @@ extern size_t nddup_ham_scan(const uint64_t *keys, size_t n, uint64_t q,
 							 int lo, int hi, uint32_t *idx, uint8_t *dist);
 
 /*
- * The same over packed entries of width bytes each (6 to 8; the low bytes
+ * The same over packed entries of width bytes each (5 to 8; the low bytes
  * of a value, little-endian): value i is high | (entry i & lowmask).  Reads
  * up to 8 bytes from each entry's start, so the buffer must extend at least
  * 8 - width bytes past the last entry.  Returns the i with
@@ -114,7 +114,8 @@ typedef enum NddupHamKernel
 	NDDUP_HAM_KERNEL_AUTO = 0,	/* the best the CPU has */
 	NDDUP_HAM_KERNEL_GENERIC,	/* portable C */
 	NDDUP_HAM_KERNEL_POPCNT,	/* x86-64 POPCNT */
-	NDDUP_HAM_KERNEL_AVX2		/* x86-64 AVX2 (and POPCNT) */
+	NDDUP_HAM_KERNEL_AVX2,		/* x86-64 AVX2 (and POPCNT) */
+	NDDUP_HAM_KERNEL_AVX512		/* x86-64 AVX-512 F, BW, VBMI, VPOPCNTDQ */
 } NddupHamKernel;
 
 /*

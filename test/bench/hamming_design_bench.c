@@ -7,7 +7,7 @@
  *
  *	1. a pass over N packed keys held in 8 kB pages (1,018 keys a page, as
  *	   the index's key pages), radius 12 and nearest-10 windows, with each
- *	   kernel the CPU has (portable, POPCNT, AVX2);
+ *	   kernel the CPU has (portable, POPCNT, AVX2, AVX-512);
  *	2. multi-index hashing over m in-memory sorted tables of the whole key
  *	   (m = 4, 5, 6 blocks of 64/m bits, one directory per table over its
  *	   block): every bucket within each table's radius, every key in them
@@ -31,11 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_AVX512_SCAN 1
-#endif
 
 #include "hamming_kernel.h"
 
@@ -271,7 +266,7 @@ packed_free(Packed *p)
 
 /*
  * The packed scan: every i < n with popcount(entry_i ^ q) <= limit, by the
- * index's own kernel (src/core/hamming_kernel.c, POPCNT when the CPU has it).
+ * kernel in use (src/core/hamming_kernel.c).
  */
 static size_t
 packed_scan_kernel(const uint8_t *e, size_t n, int width, uint64_t q, int limit,
@@ -281,63 +276,13 @@ packed_scan_kernel(const uint8_t *e, size_t n, int width, uint64_t q, int limit,
 								 limit, idx);
 }
 
-#ifdef HAVE_AVX512_SCAN
-/*
- * The same with AVX-512 (VBMI, VPOPCNTDQ): eight entries a step, their
- * bytes spread to 64-bit lanes by one byte permutation -- the best case
- * for the layouts with long buckets.
- */
-__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")))
-static size_t
-packed_scan_avx512(const uint8_t *e, size_t n, int width, uint64_t q, int limit,
-				   uint32_t *idx)
-{
-	uint8_t		perm[64];
-	size_t		m = 0;
-	size_t		i = 0;
-	size_t		tail;
-	__m512i		spread;
-	__m512i		vq = _mm512_set1_epi64((long long) q);
-	__m512i		vmask = _mm512_set1_epi64((long long) ((UINT64_C(1) << (8 * width)) - 1));
-	__m512i		vlimit = _mm512_set1_epi64(limit);
-	__mmask64	bytes = (UINT64_C(1) << (8 * width)) - 1;
-
-	if (n < 16)
-		return packed_scan_kernel(e, n, width, q, limit, idx);
-	for (int lane = 0; lane < 8; lane++)
-		for (int b = 0; b < 8; b++)
-			perm[8 * lane + b] = (uint8_t) (width * lane + (b < width ? b : 0));
-	spread = _mm512_loadu_si512(perm);
-	for (; i + 8 <= n; i += 8)
-	{
-		__m512i		v = _mm512_maskz_loadu_epi8(bytes, e + (size_t) width * i);
-		__mmask8	hit;
-
-		v = _mm512_and_si512(_mm512_permutexvar_epi8(spread, v), vmask);
-		hit = _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, vq)), vlimit);
-		while (hit)
-		{
-			idx[m++] = (uint32_t) (i + __builtin_ctz(hit));
-			hit &= hit - 1;
-		}
-	}
-	/* the last n mod 8 entries, numbered from i */
-	tail = packed_scan_kernel(e + (size_t) width * i, n - i, width, q, limit, idx + m);
-	for (size_t j = m; j < m + tail; j++)
-		idx[j] += (uint32_t) i;
-	return m + tail;
-}
-#endif
-
-typedef size_t (*PackedScan) (const uint8_t *, size_t, int, uint64_t, int, uint32_t *);
-
 /*
  * Probe a layout at radius r (table t at p->rho[t]); a candidate of table
  * t >= 1 is looked up in table 0 by the prefix its table-t key knows.
  * Returns the rows within r (once per table that finds them).
  */
 static size_t
-packed_search(Packed *p, PackedScan scan, uint64_t q, int r, uint32_t *buckets,
+packed_search(Packed *p, uint64_t q, int r, uint32_t *buckets,
 			  uint32_t *idx)
 {
 	size_t		hits = 0;
@@ -368,8 +313,8 @@ packed_search(Packed *p, PackedScan scan, uint64_t q, int r, uint32_t *buckets,
 				hits += nddup_ham_scan(p->keys + first, last - first, q, -1, r, idx, NULL);
 				continue;
 			}
-			found = scan(p->entries[t] + (size_t) p->width * first, last - first,
-						 p->width, qentry, limit, idx);
+			found = packed_scan_kernel(p->entries[t] + (size_t) p->width * first,
+									   last - first, p->width, qentry, limit, idx);
 			p->candidates += found;
 			for (size_t i = 0; i < found; i++)
 			{
@@ -403,7 +348,7 @@ packed_search(Packed *p, PackedScan scan, uint64_t q, int r, uint32_t *buckets,
 
 /*
  * Section 3: the layouts within the size target at radius 12, each with
- * the portable packed scan and (when the CPU has it) AVX-512.
+ * the POPCNT and (when the CPU has it) the AVX-512 kernel.
  */
 static void
 packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
@@ -432,19 +377,15 @@ packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
 	for (int i = 0; i < nqueries; i++)
 		queries[i] = (i % 2) ? keys[next_key(&state) % n] ^ (UINT64_C(1) << (next_key(&state) % 64)) ^
 			(UINT64_C(1) << (next_key(&state) % 64)) : next_key(&state);
-	nddup_ham_use_kernel(NDDUP_HAM_KERNEL_AUTO);
-	printf("layouts within 40 bytes a row, radius 12 (mean of %d queries, us; "
-		   "kernel = the index's packed scan; ratio: the index's layout with its kernel / this one)\n", nqueries);
+	printf("layouts within 40 bytes a row, radius 12 (mean of %d queries, us, with the "
+		   "POPCNT and the AVX-512 kernels; ratio: the index's layout with POPCNT / this one)\n",
+		   nqueries);
 	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++)
 	{
 		Packed		p;
-		const char *kname[2] = {"kernel", "avx512"};
-		PackedScan	scans[2] = {packed_scan_kernel, NULL};
+		static const NddupHamKernel kernels[2] = {NDDUP_HAM_KERNEL_POPCNT, NDDUP_HAM_KERNEL_AVX512};
+		static const char *const kname[2] = {"popcnt", "avx512"};
 
-#ifdef HAVE_AVX512_SCAN
-		if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vpopcntdq"))
-			scans[1] = packed_scan_avx512;
-#endif
 		packed_build(&p, layouts[l].m, layouts[l].bits, layouts[l].rho, layouts[l].width, keys, n);
 		printf("  %-42s %2d B/row:", layouts[l].name, 14 + (layouts[l].m - 1) * layouts[l].width);
 		for (int k = 0; k < 2; k++)
@@ -453,7 +394,7 @@ packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
 			double		us;
 			size_t		hits = 0;
 
-			if (scans[k] == NULL)
+			if (!nddup_ham_use_kernel(kernels[k]))
 			{
 				printf("  %s n/a", kname[k]);
 				continue;
@@ -461,7 +402,7 @@ packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
 			p.candidates = 0;
 			t0 = now();
 			for (int i = 0; i < nqueries; i++)
-				hits += packed_search(&p, scans[k], queries[i], 12, buckets, idx);
+				hits += packed_search(&p, queries[i], 12, buckets, idx);
 			us = (now() - t0) / nqueries * 1e6;
 			if (l == 0 && k == 0)
 				base = us;
@@ -472,6 +413,7 @@ packed_layouts(const uint64_t *keys, size_t n, int repeat, uint32_t *buckets,
 		printf("\n");
 		packed_free(&p);
 	}
+	nddup_ham_use_kernel(NDDUP_HAM_KERNEL_AUTO);
 	free(queries);
 }
 
@@ -487,7 +429,7 @@ main(int argc, char **argv)
 	uint8_t    *dist = malloc(n > KEYS_PER_PAGE ? n : KEYS_PER_PAGE);
 	uint32_t   *buckets = malloc(sizeof(uint32_t) << 22);
 	uint64_t	state = 42;
-	static const char *const names[] = {"", "generic", "popcnt", "avx2"};
+	static const char *const names[] = {"", "generic", "popcnt", "avx2", "avx512"};
 
 	for (size_t i = 0; i < n; i++)
 		keys[i] = next_key(&state);
@@ -499,7 +441,7 @@ main(int argc, char **argv)
 	}
 
 	printf("pass over %zu keys in %zu pages (best of %d, ms)\n", n, npages, repeat);
-	for (int k = NDDUP_HAM_KERNEL_GENERIC; k <= NDDUP_HAM_KERNEL_AVX2; k++)
+	for (int k = NDDUP_HAM_KERNEL_GENERIC; k <= NDDUP_HAM_KERNEL_AVX512; k++)
 	{
 		double		best12 = 1e9;
 		double		bestknn = 1e9;

@@ -163,6 +163,7 @@ test_scans(void)
 		{NDDUP_HAM_KERNEL_GENERIC, "generic"},
 		{NDDUP_HAM_KERNEL_POPCNT, "popcnt"},
 		{NDDUP_HAM_KERNEL_AVX2, "avx2"},
+		{NDDUP_HAM_KERNEL_AVX512, "avx512"},
 	};
 	uint64_t	keys[512];
 	uint64_t	state = 99;
