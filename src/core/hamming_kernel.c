@@ -168,6 +168,27 @@ nddup_ham_enumerate(uint32_t v, int bits, int d, uint32_t *out, long max)
 	return enumerate_below(v, bits - 1, d < bits ? d : bits, 0, out, 0);
 }
 
+/*
+ * The matches of one vector step: i + b for every bit b of hit (keys, when
+ * dist is wanted, give their distances); returns the new count.
+ */
+static inline __attribute__((always_inline)) size_t
+emit_hits(unsigned hit, size_t i, const uint64_t *keys, uint64_t q,
+		  uint32_t *idx, uint8_t *dist, size_t m)
+{
+	while (hit)
+	{
+		int			b = __builtin_ctz(hit);
+
+		idx[m] = (uint32_t) (i + b);
+		if (dist)
+			dist[m] = (uint8_t) __builtin_popcountll(keys[i + b] ^ q);
+		m++;
+		hit &= hit - 1;
+	}
+	return m;
+}
+
 /* The keys from i on, one at a time (the tail of the unrolled loops). */
 static inline __attribute__((always_inline)) size_t
 scan_tail(const uint64_t *keys, size_t i, size_t n, uint64_t q, int lo, int hi,
@@ -339,18 +360,7 @@ scan_avx2(const uint64_t *keys, size_t n, uint64_t q, int lo, int hi,
 		hit = (unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(in0)) |
 			((unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(in1)) << 4);
 		if (__builtin_expect(hit != 0, 0))
-		{
-			while (hit)
-			{
-				int			b = __builtin_ctz(hit);
-
-				idx[m] = (uint32_t) (i + b);
-				if (dist)
-					dist[m] = (uint8_t) __builtin_popcountll(keys[i + b] ^ q);
-				m++;
-				hit &= hit - 1;
-			}
-		}
+			m = emit_hits(hit, i, keys, q, idx, dist, m);
 	}
 	/* the last keys, fewer than eight */
 	return scan_tail(keys, i, n, q, lo, hi, idx, dist, m);
@@ -383,16 +393,8 @@ scan_avx512(const uint64_t *keys, size_t n, uint64_t q, int lo, int hi,
 		__m512i		c = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_loadu_si512(keys + i), vq));
 		__mmask8	hit = _mm512_cmpgt_epi64_mask(c, vlo) & _mm512_cmple_epi64_mask(c, vhi);
 
-		while (__builtin_expect(hit != 0, 0))
-		{
-			int			b = __builtin_ctz(hit);
-
-			idx[m] = (uint32_t) (i + b);
-			if (dist)
-				dist[m] = (uint8_t) __builtin_popcountll(keys[i + b] ^ q);
-			m++;
-			hit &= hit - 1;
-		}
+		if (__builtin_expect(hit != 0, 0))
+			m = emit_hits(hit, i, keys, q, idx, dist, m);
 	}
 	return scan_tail(keys, i, n, q, lo, hi, idx, dist, m);
 }
@@ -432,11 +434,8 @@ scan_packed_avx512(const uint8_t *entries, size_t n, int width, uint64_t lowmask
 
 		v = _mm512_and_si512(_mm512_permutexvar_epi8(spread, v), vmask);
 		hit = _mm512_cmple_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, vq)), vlimit);
-		while (__builtin_expect(hit != 0, 0))
-		{
-			idx[m++] = (uint32_t) (i + __builtin_ctz(hit));
-			hit &= hit - 1;
-		}
+		if (__builtin_expect(hit != 0, 0))
+			m = emit_hits(hit, i, NULL, 0, idx, NULL, m);
 	}
 	tail = scan_packed_body(entries + i * (size_t) width, n - i, width, lowmask, high, q,
 							hi, idx + m);
