@@ -34,6 +34,15 @@ UPDATE_PARTS = $(sort $(wildcard $(UPDATE_DIR)/*.sql)) \
 REGRESS = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
 REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
+# `make installcheck` runs, against the installed extension, the regression
+# tests, the isolation tests (test/isolation/specs, every spec in name order)
+# and the TAP tests (test/t), as PGXS projects do; scripts/test.sh runs the
+# same three on private temporary instances, with the other suites.
+ISOLATION = $(basename $(notdir $(sort $(wildcard test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=$(EXTENSION)
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -O2
 EXTRA_CLEAN = test/unit/test_core test/unit/test_core_scalar test/unit/*.o
