@@ -23,8 +23,14 @@ page's examples assume, psql variables such as :doc):
     \\set doc '''the quick brown fox'''
     -->
 
+A reader copying a page sees neither: what a hidden set-up creates is missing
+and psql's variables (:doc, :'text', \\set, \\gset) do not exist outside
+psql.  --report-hidden lists, page by page, each hidden set-up and each psql
+variable in a ```sql block (run nothing); --strict fails a page that has any
+(its set-up belongs in a visible block, its values in plain SQL).
+
 Usage (the instance comes from the environment: PGHOST, PGPORT, PGUSER):
-    doctest.py [--accept] [--list] PAGE.md...
+    doctest.py [--accept] [--list] [--strict] [--report-hidden] PAGE.md...
 --accept writes the expected files instead of comparing; --list prints the
 SQL that would run.  Exits non-zero when a page fails.
 """
@@ -42,6 +48,12 @@ EXPECTED = os.path.join(HERE, "expected")
 
 MARKER = re.compile(r"^<!--\s*doctest:\s*(skip|error|ignore-output)\b.*-->\s*$")
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([A-Za-z0-9_+-]*)")
+# psql's own syntax in SQL: a variable's use (:name, :'name', :"name"), its
+# definition (\\set, \\gset, ...); found outside comments, string literals and
+# quoted identifiers (a '::' cast is SQL)
+PSQL_SYNTAX = re.compile(r"""(?P<skip>--[^\n]*|::|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(?P<tag>(?:[A-Za-z_]\w*)?)\$[\s\S]*?\$(?P=tag)\$)"""
+                         r"""|(?P<var>:(?:'[A-Za-z_]\w*'|"[A-Za-z_]\w*"|[A-Za-z_]\w*))"""
+                         r"""|(?P<meta>\\(?:set|unset|gset|getenv|setenv)\b)""")
 CREATES_EXTENSION = re.compile(r"^\s*CREATE\s+EXTENSION\s+(IF\s+NOT\s+EXISTS\s+)?nddup\b",
                                re.IGNORECASE | re.MULTILINE)
 
@@ -55,12 +67,13 @@ def page_name(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def extract(page):
-    """The page's runnable chunks: (line, kind, sql), kind in run/error/quiet/setup."""
+def parts(page):
+    """The page's hidden set-ups and code blocks, in order: (line, lang, marker,
+    text), lang "setup" for a hidden set-up, marker the doctest marker before a
+    block (or None)."""
     path = os.path.relpath(page, ROOT)
     with open(page, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    chunks = []
     i = 0
     marker = None
     while i < len(lines):
@@ -72,7 +85,7 @@ def extract(page):
                 j += 1
             if j == len(lines):
                 raise PageError("%s:%d: doctest-setup comment without a closing '-->' line" % (path, i + 1))
-            chunks.append((i + 1, "setup", "\n".join(lines[start:j])))
+            yield i + 1, "setup", None, "\n".join(lines[start:j])
             i = j + 1
             continue
         m = MARKER.match(line.strip())
@@ -88,18 +101,43 @@ def extract(page):
                 j += 1
             if j == len(lines):
                 raise PageError("%s:%d: code block without a closing fence" % (path, i + 1))
-            if lang == "sql" and marker != "skip":
-                sql = "\n".join(lines[i + 1:j])
-                check_complete(path, i + 1, sql)
-                kind = {"error": "error", "ignore-output": "quiet"}.get(marker, "run")
-                chunks.append((i + 1, kind, sql))
+            yield i + 1, lang, marker, "\n".join(lines[i + 1:j])
             marker = None
             i = j + 1
             continue
         if line.strip():
             marker = None
         i += 1
+
+
+def extract(page):
+    """The page's runnable chunks: (line, kind, sql), kind in run/error/quiet/setup."""
+    path = os.path.relpath(page, ROOT)
+    chunks = []
+    for line, lang, marker, text in parts(page):
+        if lang == "setup":
+            chunks.append((line, "setup", text))
+        elif lang == "sql" and marker != "skip":
+            check_complete(path, line, text)
+            chunks.append((line, {"error": "error", "ignore-output": "quiet"}.get(marker, "run"), text))
     return chunks
+
+
+def hidden(page):
+    """What a reader copying the page would miss: [(line, description)] for each
+    hidden set-up and each psql variable in a ```sql block (run or not)."""
+    found = []
+    for line, lang, _, text in parts(page):
+        if lang == "setup":
+            found.append((line, "hidden set-up (<!-- doctest-setup -->): make it a visible ```sql block"))
+        elif lang == "sql":
+            for m in PSQL_SYNTAX.finditer(text):
+                at = line + 1 + text.count("\n", 0, m.start())
+                if m.group("var"):
+                    found.append((at, "psql variable %s: write the value in plain SQL" % m.group("var")))
+                elif m.group("meta"):
+                    found.append((at, "psql meta-command %s: write plain SQL" % m.group("meta")))
+    return found
 
 
 def check_complete(path, line, sql):
@@ -138,9 +176,17 @@ def psql(database, args, stdin=None):
     return proc.returncode, proc.stdout
 
 
-def run_page(path, accept):
+def run_page(path, accept, strict=False):
     """Run one page in a fresh database; True when it passes."""
     name = page_name(path)
+    if strict:
+        found = hidden(path)
+        if found:
+            rel = os.path.relpath(path, ROOT)
+            print("== %s: %d things a reader copying the page would miss (--strict):" % (rel, len(found)))
+            for line, what in found:
+                print("%s:%d: %s" % (rel, line, what))
+            return False
     chunks = extract(path)
     if not chunks:
         print("== %s: no SQL examples" % os.path.relpath(path, ROOT))
@@ -192,16 +238,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--accept", action="store_true", help="write the expected outputs")
     parser.add_argument("--list", action="store_true", help="print the scripts, run nothing")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail a page with a hidden set-up or a psql variable")
+    parser.add_argument("--report-hidden", action="store_true",
+                        help="list the hidden set-ups and psql variables, run nothing")
     parser.add_argument("--all", action="store_true", help="the pages are all pages: name stale expected files")
     parser.add_argument("pages", nargs="+")
     args = parser.parse_args()
+    if args.report_hidden:
+        total = 0
+        for page in args.pages:
+            rel = os.path.relpath(page, ROOT)
+            found = hidden(page)
+            total += len(found)
+            for line, what in found:
+                print("%s:%d: %s" % (rel, line, what))
+        print("docs: %d pages, %d hidden set-ups and psql variables" % (len(args.pages), total))
+        return 0
     failed = []
     for page in args.pages:
         try:
             if args.list:
                 sys.stdout.write(script(page, extract(page)))
                 continue
-            if not run_page(page, args.accept):
+            if not run_page(page, args.accept, args.strict):
                 failed.append(page)
         except PageError as e:
             print("== %s" % e)
