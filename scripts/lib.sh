@@ -27,7 +27,7 @@ as_root() {
 # as arguments, if missing.
 ensure_packages() {
 	local want=(make gcc clang libclang-rt-14-dev libxxhash-dev libipc-run-perl python3
-		unicode-data bzip2 bc python3-psycopg2 python3-django "$@")
+		unicode-data bzip2 bc python3-psycopg2 python3-django python3-sqlalchemy python3-psycopg "$@")
 	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
 		postgresql-client-$PG_MAJOR postgresql-contrib)
 	local missing=()

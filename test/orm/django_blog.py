@@ -43,6 +43,8 @@ django.setup()
 from django.db import IntegrityError, connection, models, transaction  # noqa: E402
 from django.db.transaction import TransactionManagementError  # noqa: E402
 
+from blog import COPY, EMPTY, GARDEN, ORIGINAL, OTHER, OTHER_COPY, OWN, SETUP, TRIGGER, TRIGGER_SETTINGS, VERSION, Checks  # noqa: E402
+
 
 class Post(models.Model):
     """A post of the blog; fp (generated) is not a field, duplicate_of is the trigger's."""
@@ -71,35 +73,15 @@ class MarkedPost(models.Model):
         managed = False
 
 
-ORIGINAL = ("PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or "
-            "delete rows of a target table depending on a join with a source.")
-COPY = ("PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or "
-        "delete the rows of a target table depending on a join with the source.")
-OTHER = ("Sourdough needs a lively starter, a long cold proof in the fridge and a very hot oven "
-         "with steam for the first twenty minutes of the bake.")
-OTHER_COPY = OTHER.replace("twenty", "20") + "!"
-
-checks = 0
-failures = []
-
-
-def check(name, condition, detail=""):
-    """Record one assertion."""
-    global checks
-    checks += 1
-    print("%s %s%s" % ("ok  " if condition else "FAIL", name, (": " + str(detail)) if detail and not condition else ""))
-    if not condition:
-        failures.append(name)
+check = Checks()
 
 
 def use_action(action):
     """An empty posts table whose trigger has the given action."""
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE posts RESTART IDENTITY")
-        cur.execute("""CREATE OR REPLACE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts
-                       FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger(
-                           'fingerprint=fp', 'source=body', 'radius=12', 'action=%s')""" % action)
-        cur.execute("SELECT settings FROM nddup_check_trigger('posts')")
+        cur.execute(EMPTY)
+        cur.execute(TRIGGER % action)
+        cur.execute(TRIGGER_SETTINGS)
         check("%s: nddup_check_trigger() after CREATE TRIGGER" % action,
               ("action=%s" % action) in cur.fetchone()[0])
 
@@ -123,7 +105,7 @@ def test_mark():
     post = Post(body=OTHER)
     post.save()
     check("mark: save() of a new post stores an original", Post.objects.get(id=post.id).duplicate_of is None)
-    bulk = MarkedPost.objects.bulk_create([MarkedPost(body=OTHER_COPY), MarkedPost(body="A post of its own."),
+    bulk = MarkedPost.objects.bulk_create([MarkedPost(body=OTHER_COPY), MarkedPost(body=OWN),
                                           MarkedPost(body=COPY + " Again.")])
     check("mark: bulk_create() gives every row its id", all(p.id is not None for p in bulk))
     check("mark: bulk_create() with a db_returning field brings every mark back",
@@ -131,13 +113,12 @@ def test_mark():
     stored = marks()
     check("mark: the marks read back through the ORM",
           stored == {ORIGINAL: None, COPY: original.id, ORIGINAL + " (again)": original.id, OTHER: None,
-                     OTHER_COPY: post.id, "A post of its own.": None, COPY + " Again.": original.id}, stored)
+                     OTHER_COPY: post.id, OWN: None, COPY + " Again.": original.id}, stored)
     check("mark: the originals, as a search index would read them",
           list(Post.objects.filter(duplicate_of__isnull=True).order_by("id").values_list("body", flat=True))
-          == [ORIGINAL, OTHER, "A post of its own."])
+          == [ORIGINAL, OTHER, OWN])
     # a copy inside one bulk insert is judged against the rows before it in the same statement
-    bulk = MarkedPost.objects.bulk_create([MarkedPost(body="Brand new text about gardening in spring."),
-                                          MarkedPost(body="Brand new text about gardening in spring!")])
+    bulk = MarkedPost.objects.bulk_create([MarkedPost(body=GARDEN), MarkedPost(body=GARDEN.replace(".", "!"))])
     check("mark: a copy of an earlier row of the same bulk_create() is marked",
           bulk[1].duplicate_of == bulk[0].id, [p.duplicate_of for p in bulk])
 
@@ -185,20 +166,11 @@ def test_error():
         error = None
     except IntegrityError as e:
         error = e
-    check("error: create() of a copy raises IntegrityError", error is not None)
-    if error is not None:
-        diag = error.__cause__.diag
-        check("error: SQLSTATE 23505, the trigger's name as the constraint",
-              (diag.sqlstate, diag.constraint_name) == ("23505", "dedup"), (diag.sqlstate, diag.constraint_name))
-        check("error: the detail names the original",
-              "Key (id)=(%d) is the original" % original.id in (diag.message_detail or ""), diag.message_detail)
+    check.rejected("error: create() of a copy: IntegrityError", error and error.__cause__.diag, original.id)
     # in a transaction: a savepoint around each insert keeps the rest
     with transaction.atomic():
-        first = create_unless_duplicate(OTHER)
-        copy = create_unless_duplicate(OTHER_COPY)
-        last = create_unless_duplicate("A post of its own.")
-    check("error: with a savepoint per insert the transaction goes on",
-          first is not None and copy is None and last is not None)
+        check.savepoint_per_insert("error: with a savepoint per insert the transaction goes on",
+                                   create_unless_duplicate)
     # without one, the transaction is aborted
     try:
         with transaction.atomic():
@@ -220,35 +192,20 @@ def test_error():
         outcome = "IntegrityError"
     check("error: bulk_create() with a copy is rejected as a whole", outcome == "IntegrityError", outcome)
     stored = marks()
-    check("error: only the originals are stored", stored == {ORIGINAL: None, OTHER: None, "A post of its own.": None},
+    check("error: only the originals are stored", stored == {ORIGINAL: None, OTHER: None, OWN: None},
           stored)
-
-
-RECIPE = """
-CREATE TABLE posts (
-    id           bigserial PRIMARY KEY,
-    body         text NOT NULL,
-    fp           simhash64 GENERATED ALWAYS AS (simhash(body)) STORED,
-    duplicate_of bigint
-);
-CREATE INDEX posts_fp_idx ON posts USING gin (fp simhash64_gin_ops)
-    WITH (fastupdate = off) WHERE duplicate_of IS NULL;
-CREATE INDEX ON posts (duplicate_of);
-"""
 
 
 def main():
     with connection.cursor() as cur:
-        cur.execute("CREATE EXTENSION IF NOT EXISTS nddup")
-        cur.execute("DROP TABLE IF EXISTS posts")
-        cur.execute(RECIPE)
-        cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'nddup'")
+        for statement in SETUP:
+            cur.execute(statement)
+        cur.execute(VERSION)
         print("Django %s, psycopg2, nddup %s" % (django.get_version(), cur.fetchone()[0]))
     test_mark()
     test_skip()
     test_error()
-    print("orm: %d checks, %d failed%s" % (checks, len(failures), (" (" + "; ".join(failures) + ")") if failures else ""))
-    return 1 if failures else 0
+    return check.summary("django")
 
 
 if __name__ == "__main__":
