@@ -115,7 +115,7 @@ nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg)
  * are checked on every call (trigger_acl.c).
  */
 static DedupCacheEntry original_entry;
-static char *original_key = NULL;	/* "relid args..." of original_entry */
+static char *original_key = NULL;	/* "relid userid args..." of original_entry */
 static MemoryContext original_cxt = NULL;
 static bool original_callback = false;
 

@@ -57,6 +57,14 @@ SELECT * FROM sec.secrets;
 SELECT nddup_original('sec.secrets', '{source=username,id=password,radius=32,action=error}', 'x'::text, NULL::text);
 SELECT nddup_original('pg_authid', '{source=rolpassword,id=rolpassword,radius=32,action=error}', 'probe7'::text, NULL::text);
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,visibility=all}', sec.fp(1), NULL::bigint);
+-- pg_authid through the batch functions: their queries run as the caller
+\set VERBOSITY terse
+SELECT * FROM hamming_pairs('SELECT oid::bigint, simhash(rolpassword) FROM pg_authid', 64);
+SELECT * FROM minhash_pairs('SELECT oid::bigint, minhash(rolpassword) FROM pg_authid', 0.1);
+SELECT * FROM shingleset_clusters('SELECT oid::bigint, shingle_set(rolpassword) FROM pg_authid', 0.1);
+SELECT * FROM hamming_assign('SELECT oid::bigint, simhash(rolpassword) FROM pg_authid',
+	'SELECT oid::bigint, simhash(rolname), oid::bigint FROM pg_authid', 64);
+\set VERBOSITY default
 RESET ROLE;
 -- no system catalog, for the superuser either
 SELECT nddup_original('pg_authid', '{source=rolpassword,id=rolpassword,radius=32,action=error}', 'probe7'::text, NULL::text);
