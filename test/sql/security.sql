@@ -31,7 +31,8 @@ CREATE TABLE sec.posts (
 	tenant       name NOT NULL,
 	body         text NOT NULL,
 	fp           simhash64,
-	duplicate_of bigint
+	duplicate_of bigint,
+	dup_text     text		-- for id=body, as in the issue
 );
 ALTER TABLE sec.posts ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_rows ON sec.posts USING (tenant = current_user);
@@ -76,7 +77,7 @@ RESET ROLE;
 SET ROLE regress_nddup_sec_cols;
 SELECT nddup_original('sec.secrets', '{source=username,id=password,radius=32,action=error}', 'x'::text, NULL::text);
 SELECT nddup_original('sec.secrets', '{source=username,radius=32,action=error}', 'admin'::text, NULL::int) AS own_columns;
-SELECT nddup_original('sec.posts', '{fingerprint=fp,id=body,radius=3,action=error}', sec.fp(1), NULL::text);
+SELECT nddup_original('sec.posts', '{fingerprint=fp,id=body,duplicate_of=dup_text,radius=3}', sec.fp(1), NULL::text);
 SELECT nddup_original('sec.posts', '{fingerprint=fp,source=body,radius=3}', sec.fp(1), NULL::bigint);
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,scope=tenant}', sec.fp(1), NULL::bigint, 'x');
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,order=tenant}', sec.fp(1), NULL::bigint);
@@ -99,7 +100,9 @@ SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,action=error}', sec
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,visibility=all}', sec.fp(1), NULL::bigint);
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3,visibility=all,action=error}', sec.fp(1), NULL::bigint);
 SET row_security = off;
+\set VERBOSITY terse
 SELECT nddup_original('sec.posts', '{fingerprint=fp,radius=3}', sec.fp(1), NULL::bigint);
+\set VERBOSITY default
 RESET row_security;
 RESET ROLE;
 SET ROLE regress_nddup_sec_bypass;
@@ -147,8 +150,10 @@ INSERT INTO sec.mposts SELECT 1, 'the quick brown fox jumps over the lazy dog', 
 GRANT SELECT, INSERT ON sec.mposts TO regress_nddup_sec_alice;
 RESET ROLE;
 SET ROLE regress_nddup_sec_alice;
+\set VERBOSITY terse
 SELECT nddup_original('sec.mposts', '{fingerprint=sk,source=body,method=minhash,filter=sec.mfilter.f,threshold=0.5}',
 	'the quick brown fox jumps over the lazy dog'::text, NULL::bigint);
+\set VERBOSITY default
 RESET ROLE;
 GRANT SELECT (f) ON sec.mfilter TO regress_nddup_sec_readers;
 GRANT regress_nddup_sec_readers TO regress_nddup_sec_alice;
