@@ -75,7 +75,7 @@ _PG_init(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("nddup.batch_blocks",
 							"Number of blocks of the batch permuted tables (0: chosen by the cost model).",
-							"Between the radius + 1 and 64, or 0.",
+							"Between the radius + 1 and 64, or 0; at most 250,000 tables (C(blocks, blocks - radius)).",
 							&nddup_batch_blocks, 0, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	nddup_hamming_am_init();

@@ -50,6 +50,7 @@ typedef struct HammingBall
 	int32		padding;		/* always zero */
 } HammingBall;
 
+extern void nddup_check_radius(int32 radius);
 extern HammingBall *nddup_make_ball(uint64 center, int32 radius);
 extern Datum simhash64_in(PG_FUNCTION_ARGS);
 extern Datum simhash64_out(PG_FUNCTION_ARGS);

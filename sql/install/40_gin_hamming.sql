@@ -50,7 +50,7 @@ CREATE FUNCTION @extschema@.hamming_within_radius(integer)
 	RETURNS integer
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.hamming_within_radius(integer)
-	IS 'radius of within() in an index condition: rejected like within() when negative, clamped to 64';
+	IS 'radius of within() in an index condition: rejected like within() (and ball()) when outside 0..64';
 
 CREATE FUNCTION @extschema@.hamming_within_support(internal)
 	RETURNS internal

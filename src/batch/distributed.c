@@ -74,7 +74,10 @@ dist_choose_blocks(int k, double n)
 	int			bestm = k + 1;
 
 	if (nddup_batch_blocks != 0)
+	{
+		hamming_check_forced_blocks(nddup_batch_blocks, k);
 		return nddup_batch_blocks;
+	}
 	for (int m = k + 1; m <= 64; m++)
 	{
 		NddupBlocks L;

@@ -87,6 +87,7 @@ typedef struct HammingBatch
 #define NO_BEST					255
 
 /* hamming_layout.c: layouts, the cost model, tables */
+extern void hamming_check_forced_blocks(int m, int k);
 extern void hamming_choose_layout(HammingBatch *hb, double n, bool spill,
 								  int maxprefix);
 extern void hamming_first_table(const HammingLayout *L, int *sel);

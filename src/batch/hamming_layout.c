@@ -80,6 +80,31 @@ layout_cost(const HammingLayout *L, double n, bool spill, bool clusters,
 }
 
 /*
+ * Check a number of blocks forced by nddup.batch_blocks for radius k: more
+ * than k (pigeonhole), and no more tables (C(m, m - k)) than the cost model
+ * considers, MAX_TABLES; beyond that the tables are too many to help (at
+ * radius 12, 64 blocks would be 3.3e12 tables).  22023 otherwise.
+ */
+void
+hamming_check_forced_blocks(int m, int k)
+{
+	double		tables;
+
+	if (m <= k || m > 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nddup.batch_blocks must be between the radius + 1 and 64, or 0"),
+				 errdetail("It is %d and the radius is %d.", m, k)));
+	tables = nddup_binomial(m, m - k);
+	if (tables > MAX_TABLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nddup.batch_blocks = %d makes %.0f tables at radius %d", m, tables, k),
+				 errdetail("A layout has at most %.0f tables, as the cost model's.", MAX_TABLES),
+				 errhint("Use fewer blocks, or 0 to let the cost model choose.")));
+}
+
+/*
  * Choose the layout for the radius over n distinct fingerprints: every m
  * from k + 1 to 64 (tables choose m - k blocks, Manku s.3) against
  * comparing all pairs (m = 0), cheapest by the model.  nddup.batch_blocks
@@ -99,11 +124,7 @@ hamming_choose_layout(HammingBatch *hb, double n, bool spill, int maxprefix)
 
 	if (nddup_batch_blocks != 0)
 	{
-		if (nddup_batch_blocks <= k || nddup_batch_blocks > 64)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("nddup.batch_blocks must be between the radius + 1 and 64, or 0"),
-					 errdetail("It is %d and the radius is %d.", nddup_batch_blocks, k)));
+		hamming_check_forced_blocks(nddup_batch_blocks, k);
 		make_layout(L, nddup_batch_blocks, k);
 		L->cost = layout_cost(L, n, spill, clusters, maxprefix);
 		return;

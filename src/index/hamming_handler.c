@@ -366,6 +366,12 @@ hamming_index_stats(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("index \"%s\" is not a hamming index",
 						RelationGetRelationName(index))));
+	if (!index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" is not valid", RelationGetRelationName(index)),
+				 errdetail("An index is invalid while CREATE INDEX CONCURRENTLY builds it, and after such a build failed."),
+				 errhint("Drop the index and create it again, or REINDEX INDEX CONCURRENTLY.")));
 	hamming_read_meta(index, &mc);
 	app_rows = hamming_list_rows(index, mc.meta->app_head, mc.meta->app_epoch);
 	if (mc.meta->sealed_head != InvalidBlockNumber)

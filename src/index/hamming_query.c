@@ -64,9 +64,6 @@ PG_FUNCTION_INFO_V1(hamming_within_support);
 PG_FUNCTION_INFO_V1(hamming_ball_restrict);
 PG_FUNCTION_INFO_V1(hamming_within_radius);
 
-/* defined in simhash_type.c: within(a, b, k), whose radius check we reuse */
-extern Datum simhash64_within(PG_FUNCTION_ARGS);
-
 /* strategy of <@ in simhash64_gin_ops (src/index/gin_hamming.c) */
 #define HAMMING_STRATEGY_IN_BALL	1
 
@@ -327,20 +324,15 @@ hamming_ball_restrict(PG_FUNCTION_ARGS)
 
 /*
  * The radius of within() in an index condition: raises within()'s own error
- * for a negative radius, and clamps to 64 (every fingerprint is within 64).
+ * for a radius outside 0..64.
  */
 Datum
 hamming_within_radius(PG_FUNCTION_ARGS)
 {
 	int32		k = PG_GETARG_INT32(0);
 
-	if (k < 0)
-	{
-		DirectFunctionCall3(simhash64_within, Simhash64GetDatum(0),
-							Simhash64GetDatum(0), Int32GetDatum(k));
-		elog(ERROR, "within() accepted the negative radius %d", k);
-	}
-	PG_RETURN_INT32(Min(k, 64));
+	nddup_check_radius(k);
+	PG_RETURN_INT32(k);
 }
 
 /* Find function name(argtypes) in namespace nsp, or InvalidOid. */
@@ -427,12 +419,11 @@ within_index_condition(SupportRequestIndexCondition *req)
 	{
 		Const	   *k = (Const *) karg;
 
-		/* NULL or negative: no index condition; within() itself decides */
-		if (k->constisnull || DatumGetInt32(k->constvalue) < 0)
+		/* NULL or out of 0..64: no index condition; within() raises */
+		if (k->constisnull || DatumGetInt32(k->constvalue) < 0 ||
+			DatumGetInt32(k->constvalue) > 64)
 			return NIL;
-		radius = (Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-									Int32GetDatum(Min(DatumGetInt32(k->constvalue), 64)),
-									false, true);
+		radius = (Expr *) copyObject(karg);
 	}
 	else
 	{
@@ -452,7 +443,7 @@ within_index_condition(SupportRequestIndexCondition *req)
 									 list_make2(copyObject(qarg), radius),
 									 InvalidOid, InvalidOid,
 									 COERCE_EXPLICIT_CALL);
-	/* exactly equivalent: fp <@ ball(q, min(k, 64)) iff within(fp, q, k) */
+	/* exactly equivalent: fp <@ ball(q, k) iff within(fp, q, k) */
 	req->lossy = false;
 	return list_make1(make_opclause(opr, BOOLOID, false,
 									(Expr *) copyObject(fparg), ballexpr,

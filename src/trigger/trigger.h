@@ -66,6 +66,8 @@ typedef struct DedupConfig
 	char	   *index_name;		/* an index serving the lookup, or NULL */
 	struct varlena *filter;		/* filter=: the shingle_filter, or NULL */
 	char	   *filter_sql;		/* filter=: "(SELECT column FROM table)" */
+	Oid			filter_relid;	/* filter=: the table, or InvalidOid */
+	AttrNumber	filter_attno;	/* filter=: the column */
 	char	   *settings;		/* normalized arguments, for messages */
 } DedupConfig;
 
@@ -142,5 +144,9 @@ extern void nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg,
 
 /* trigger_citus.c: the trigger on a Citus table */
 extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);
+
+/* trigger_acl.c: what nddup_original() requires of its caller */
+extern void nddup_original_check_table(Oid relid);
+extern void nddup_original_check_read(const DedupConfig *cfg, Relation rel);
 
 #endif							/* NDDUP_TRIGGER_H */

@@ -109,11 +109,13 @@ nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg)
 
 /*
  * The configuration of the last call, kept for the session: parsing the
- * arguments against the table reads the catalogs; a change of the table
- * (relcache invalidation) drops it.
+ * arguments against the table reads the catalogs (and filter= reads its
+ * table as the caller); a change of the table or of the filter's table
+ * (relcache invalidation) drops it.  It is kept per role; the privileges
+ * are checked on every call (trigger_acl.c).
  */
 static DedupCacheEntry original_entry;
-static char *original_key = NULL;	/* "relid args..." of original_entry */
+static char *original_key = NULL;	/* "relid userid args..." of original_entry */
 static MemoryContext original_cxt = NULL;
 static bool original_callback = false;
 
@@ -122,7 +124,8 @@ static void
 original_invalidate(Datum arg, Oid relid)
 {
 	if (original_key != NULL &&
-		(relid == InvalidOid || relid == original_entry.config.relid))
+		(relid == InvalidOid || relid == original_entry.config.relid ||
+		 relid == original_entry.config.filter_relid))
 		original_key = NULL;
 }
 
@@ -136,7 +139,7 @@ original_config(Relation rel, ArrayType *arr, Oid ext_nsp)
 	MemoryContext old;
 
 	initStringInfo(&key);
-	appendStringInfo(&key, "%u", RelationGetRelid(rel));
+	appendStringInfo(&key, "%u %u", RelationGetRelid(rel), GetUserId());
 	for (int i = 0; i < n; i++)
 		appendStringInfo(&key, " %s", args[i]);
 	if (original_key != NULL && strcmp(original_key, key.data) == 0)
@@ -337,8 +340,6 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 	char		nulls[6] = "     ";
 	int			nargs = 2;
 	bool		isnull;
-	Oid			saved_user;
-	int			saved_context;
 	int			rc;
 
 	initStringInfo(&sql);
@@ -384,20 +385,11 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 		values[1] = Float8GetDatum(cfg->threshold);
 	}
 
-	/* visibility=all: every row, as the table's owner (docs/security.md) */
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_ALL)
-		SetUserIdAndSecContext(rel->rd_rel->relowner,
-							   saved_context | SECURITY_LOCAL_USERID_CHANGE);
-	PG_TRY();
-	{
-		rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, nulls, false, 1);
-	}
-	PG_FINALLY();
-	{
-		SetUserIdAndSecContext(saved_user, saved_context);
-	}
-	PG_END_TRY();
+	/*
+	 * As the caller, always: visibility=all was accepted only if no policy
+	 * restricts the caller's rows (nddup_original_check_read()).
+	 */
+	rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, nulls, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "nddup_original(): the lookup failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
@@ -415,7 +407,9 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
  * column's type (the type of the result); scope the row's scope value when
  * the arguments name a scope column.  action=error raises the trigger's
  * 23505 instead of returning an id.  For inserts through the Citus
- * coordinator (see the file header); it works on one node as well.
+ * coordinator (see the file header); it works on one node as well.  The
+ * caller needs INSERT on rel and SELECT on the columns it reads
+ * (trigger_acl.c).
  */
 Datum
 nddup_original(PG_FUNCTION_ARGS)
@@ -440,9 +434,11 @@ nddup_original(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("nddup_original() needs the READ COMMITTED isolation level"),
 				 errdetail("Its lookup must see the rows committed while it waited for its locks.")));
+	nddup_original_check_table(PG_GETARG_OID(0));
 	rel = nddup_dedup_open_table(PG_GETARG_OID(0));
 	entry = original_config(rel, PG_GETARG_ARRAYTYPE_P(1), ext_nsp);
 	cfg = &entry->config;
+	nddup_original_check_read(cfg, rel);
 	if (getBaseType(idtype) != getBaseType(cfg->id_type))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),

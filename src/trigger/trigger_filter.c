@@ -82,6 +82,8 @@ nddup_dedup_load_filter(DedupConfig *cfg, const char *spec, const char *size_arg
 					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 												get_rel_name(relid)));
 	cfg->filter_sql = psprintf("(%s)", query);
+	cfg->filter_relid = relid;
+	cfg->filter_attno = attno;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	rc = SPI_execute(query, true, 2);

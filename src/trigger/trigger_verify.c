@@ -30,11 +30,14 @@
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "parser/parse_func.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 /* Shingles of a verified text when size= is not given: shingle_set()'s 3. */
@@ -206,15 +209,22 @@ nddup_dedup_verify_value(DedupCacheEntry *entry, Relation rel, HeapTuple tuple,
 
 /*
  * The average width in bytes of the source column from its statistics
- * (ANALYZE), or -1 when there are none.
+ * (ANALYZE), or -1 when there are none or the current user may not see
+ * them: as in the pg_stats view, only with SELECT on the column and no
+ * row-level security policy restricting the user.
  */
 static double
 verify_source_width(const DedupConfig *cfg)
 {
 	HeapTuple	tup;
 	double		width = -1.0;
+	Oid			userid = GetUserId();
 
 	if (cfg->src_attno == 0)
+		return -1.0;
+	if ((pg_class_aclcheck(cfg->relid, userid, ACL_SELECT) != ACLCHECK_OK &&
+		 pg_attribute_aclcheck(cfg->relid, cfg->src_attno, userid, ACL_SELECT) != ACLCHECK_OK) ||
+		check_enable_rls(cfg->relid, InvalidOid, true) == RLS_ENABLED)
 		return -1.0;
 	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(cfg->relid),
 						  Int16GetDatum(cfg->src_attno), BoolGetDatum(false));

@@ -212,17 +212,13 @@ simhash64_hamming(PG_FUNCTION_ARGS)
 								  PG_GETARG_SIMHASH64(1)));
 }
 
-/* within(a, b, k): true when a and b differ in at most k bits. */
+/* within(a, b, k): true when a and b differ in at most k bits (k 0..64, as ball()). */
 Datum
 simhash64_within(PG_FUNCTION_ARGS)
 {
 	int32		k = PG_GETARG_INT32(2);
 
-	if (k < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Hamming radius %d is out of range", k),
-				 errhint("The radius must be zero or more.")));
+	nddup_check_radius(k);
 	PG_RETURN_BOOL(nddup_hamming(PG_GETARG_SIMHASH64(0),
 								 PG_GETARG_SIMHASH64(1)) <= k);
 }
@@ -273,17 +269,24 @@ PG_FUNCTION_INFO_V1(hamming_ball_center);
 PG_FUNCTION_INFO_V1(hamming_ball_radius);
 PG_FUNCTION_INFO_V1(simhash64_in_ball);
 
+/* Reject a Hamming radius outside 0..64 (ball(), within()). */
+void
+nddup_check_radius(int32 radius)
+{
+	if (radius < 0 || radius > 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Hamming radius %d is out of range", radius),
+				 errhint("The radius must be between 0 and 64.")));
+}
+
 /* Build a ball, rejecting radii outside 0..64. */
 HammingBall *
 nddup_make_ball(uint64 center, int32 radius)
 {
 	HammingBall *ball;
 
-	if (radius < 0 || radius > 64)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Hamming radius %d is out of range", radius),
-				 errhint("The radius must be between 0 and 64.")));
+	nddup_check_radius(radius);
 	ball = (HammingBall *) palloc0(sizeof(HammingBall));
 	ball->center = center;
 	ball->radius = radius;

@@ -92,7 +92,7 @@ SELECT center(ball('00ff00ff00ff00ff', 3))
 -- @ radius(hamming_ball)
 SELECT radius(ball('00ff00ff00ff00ff', 3))
 -- @ hamming_within_radius(integer)
-SELECT hamming_within_radius(100)
+SELECT hamming_within_radius(12)
 -- @ <->(simhash64,simhash64)
 SELECT '0000000000000000'::simhash64 <-> '00000000000000ff'
 -- @ <@(simhash64,hamming_ball)

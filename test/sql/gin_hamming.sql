@@ -169,7 +169,7 @@ PREPARE gh_b(simhash64, int) AS SELECT count(*) FROM gh WHERE fp <@ ball($1, $2)
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE gh_p('0123456789abcdef', 3);
 EXPLAIN (COSTS OFF) EXECUTE gh_b('0123456789abcdef', 3);
--- radius above 64 is clamped; the answer is every non-NULL row
+-- a radius above 64 is out of range, as in ball()
 EXECUTE gh_p(gh_fp(1), 100);
 SELECT count(fp) FROM gh;
 EXECUTE gh_b(gh_fp(1), 3);
