@@ -23,15 +23,10 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Install the Debian packages the build and the tests need, and those named
-# as arguments, if missing.
-ensure_packages() {
-	local want=(make gcc clang libclang-rt-14-dev libxxhash-dev libipc-run-perl python3
-		unicode-data bzip2 bc python3-psycopg2 python3-django "$@")
-	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-		postgresql-client-$PG_MAJOR postgresql-contrib)
-	local missing=()
-	for p in "${want[@]}"; do
+# Install the named Debian packages that are missing.
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -39,6 +34,26 @@ ensure_packages() {
 		as_root apt-get update -qq
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 	fi
+}
+
+# Install the Debian packages that building the extension and running it on a
+# temporary instance need (the demo's set), and those named as arguments, if
+# missing.
+ensure_build_packages() {
+	local want=(make gcc libxxhash-dev python3 bc "$@")
+	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
+		postgresql-client-$PG_MAJOR)
+	install_missing "${want[@]}"
+}
+
+# Install the Debian packages the build and the tests need (the build set,
+# plus the sanitizers, TAP, the ORM client and the Unicode tables), and those
+# named as arguments, if missing.
+ensure_packages() {
+	local want=(clang libclang-rt-14-dev libipc-run-perl unicode-data bzip2 python3-psycopg2
+		python3-django "$@")
+	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-contrib)
+	ensure_build_packages "${want[@]}"
 }
 
 # Build the extension and install it into PostgreSQL's directories, or under
