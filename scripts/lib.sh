@@ -62,7 +62,11 @@ ensure_packages() {
 # once without touching the system's installation).
 build_and_install() {
 	echo "== building nddup"
-	make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+	if [ "${NDDUP_BUILD_PROGRESS:-0}" = 1 ]; then
+		build_with_progress
+	else
+		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+	fi
 	if [ -n "${NDDUP_DESTDIR:-}" ]; then
 		mkdir -p "$NDDUP_DESTDIR"
 		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" DESTDIR="$NDDUP_DESTDIR" install >/dev/null
@@ -70,6 +74,29 @@ build_and_install() {
 	else
 		as_root make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
 	fi
+}
+
+# make, printing a line every 10 files compiled (each C file to an object
+# and to LLVM bitcode for JIT) with the seconds so far (the demo: a first
+# build takes a minute or two).
+build_with_progress() {
+	local total n=0 t0=$SECONDS line
+	total=$(($(ls "$NDDUP_ROOT"/src/*.c "$NDDUP_ROOT"/src/*/*.c | wc -l) * 2))
+	make -C "$NDDUP_ROOT" -j"$(nproc)" PG_CONFIG="$PG_BIN/pg_config" 2>&1 | {
+		while IFS= read -r line; do
+			case $line in
+				*" -c -o "*)
+					n=$((n + 1))
+					[ $((n % 10)) != 0 ] ||
+						printf '   compiled %d of %d (objects and JIT bitcode, %d s)\n' "$n" "$total" \
+							$((SECONDS - t0)) ;;
+				*" error: "*|*" warning: "*|*"*** "*) echo "$line" ;;
+			esac
+		done
+		[ "$n" = 0 ] && echo "   already built" ||
+			printf '   compiled %d files and linked in %d s\n' "$n" $((SECONDS - t0))
+	}
+	return "${PIPESTATUS[0]}"
 }
 
 # Settings every test instance gets: extension_destdir when $NDDUP_DESTDIR is set.
