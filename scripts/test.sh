@@ -57,6 +57,10 @@ if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	record tap $?
 fi
 
+echo "== release metadata (META.json against the PGXN Meta Spec 1.0.0)"
+python3 "$NDDUP_ROOT/scripts/check_meta.py" "$NDDUP_ROOT/META.json"
+record meta $?
+
 # The Debian package (2 to 4 minutes: build, lintian, install into a clean
 # cluster, README's tour): only when NDDUP_PACKAGE_TEST=1.
 if [ "${NDDUP_PACKAGE_TEST:-0}" = 1 ]; then
