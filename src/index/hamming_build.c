@@ -305,14 +305,17 @@ stream_flush(GenWriter *w, PageStream *st)
 }
 
 /*
- * Enter subphase phase of CREATE INDEX with total rows to write (progress
- * is reported only when building: a merge of VACUUM runs under VACUUM's).
+ * Enter a subphase of CREATE INDEX that writes total rows (reported only
+ * when building: a merge of VACUUM runs under VACUUM's progress report).
  */
 static void
 report_phase(GenWriter *w, int phase, uint64 total)
 {
-	const int	index[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL,
-	PROGRESS_CREATEIDX_TUPLES_DONE};
+	const int	index[] = {
+		PROGRESS_CREATEIDX_SUBPHASE,
+		PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE
+	};
 	const int64 val[] = {phase, (int64) total, 0};
 
 	if (w->building)
