@@ -80,3 +80,14 @@ unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/core/nddup_core.h
 # every object depends on every header (the shared ones, each folder's own,
 # the generated tables)
 $(OBJS): $(wildcard src/*.h src/*/*.h)
+
+# The release tarball, nddup-VERSION.tar.gz (VERSION from META.json), made
+# by git archive from DIST_REF (default HEAD): what PGXN and
+# scripts/package.sh take.
+DIST_REF ?= HEAD
+DISTVERSION = $(shell python3 -c 'import json; print(json.load(open("$(srcdir)/META.json"))["version"])')
+dist:
+	git -C $(srcdir) archive --format=tar.gz --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(CURDIR)/$(EXTENSION)-$(DISTVERSION).tar.gz $(DIST_REF)
+
+.PHONY: dist

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# The nddup demo: install what is missing, build and install the extension,
-# start a private temporary PostgreSQL instance, load the sample corpus that
-# ships in data/, fingerprint and index it, run a radius query and a
-# nearest-n query, find all near-duplicate pairs and clusters, fill a blog
-# table through the insert-time trigger, print how long each step took, and
-# stop the instance.
+# The nddup demo: install the Debian packages the build needs if missing,
+# build the extension and install it into a private temporary directory (not
+# into the system's PostgreSQL), start a private temporary PostgreSQL
+# instance that loads it from there, load the sample corpus that ships in
+# data/, fingerprint and index it, run a radius query and a nearest-n query,
+# find all near-duplicate pairs and clusters, fill a blog table through the
+# insert-time trigger, print how long each step took and in all, and stop
+# the instance and remove the directory.
 #
 #   scripts/demo.sh [radius]      (default radius 12)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RADIUS=${1:-12}
 SAMPLE=$NDDUP_ROOT/data/debian-sample.tsv.gz
+T0=$(date +%s.%N)
+
+echo "== nddup demo: build nddup (a minute or two the first time), install it into a private"
+echo "   temporary directory (not into the system's PostgreSQL), start a temporary PostgreSQL $PG_MAJOR,"
+echo "   and find the near-duplicates among 4,000 Debian package descriptions; about 3 minutes"
 
 # Run one demo step, printing its name and its wall-clock time.
 step() {
@@ -20,9 +27,13 @@ step() {
 	printf '   (%s: %.3f s)\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)"
 }
 
-ensure_packages
-step "build and install" build_and_install
+ensure_build_packages
 make_workdir
+trap 'rm -rf "$WORKDIR"' EXIT
+# the private installation, removed at the end with the instance
+export NDDUP_DESTDIR=${NDDUP_DESTDIR:-$WORKDIR/install}
+echo "== installing into $NDDUP_DESTDIR (the instance finds it through extension_destdir)"
+NDDUP_BUILD_PROGRESS=1 step "build and install" build_and_install
 step "start a temporary PostgreSQL instance" start_instance
 echo "== instance on port $PGPORT, data in $WORKDIR"
 
@@ -41,7 +52,7 @@ UPDATE docs SET fp = simhash(body);
 VACUUM ANALYZE docs;
 SQL
 
-echo "== indexing the fingerprints (GIN, permuted blocks / multi-index hashing)"
+echo "== indexing the fingerprints (the hamming access method: sorted permuted tables, packed scans)"
 step "build the index" pg_sql -c "CREATE INDEX docs_fp_idx ON docs USING hamming (fp);"
 
 echo "== one query: the near-duplicates of 'libblis-dev' within $RADIUS bits (through the index)"
@@ -106,4 +117,7 @@ SELECT id, author, duplicate_of, left(body, 50) AS body FROM posts ORDER BY id;
 SELECT id, author FROM posts WHERE duplicate_of IS NULL ORDER BY id;
 SQL
 
-echo "== done; stopping the instance"
+printf '== done in %.0f s; stopping the instance and removing %s\n' "$(echo "$(date +%s.%N) - $T0" | bc)" "$WORKDIR"
+echo "== next: the tour in README.md (\"A five-minute tour\"); to install nddup into your own server,"
+echo "   scripts/package.sh builds the Debian package postgresql-$PG_MAJOR-nddup (docs/packaging.md),"
+echo "   or: make && sudo make install; then CREATE EXTENSION nddup;"

@@ -23,15 +23,10 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Install the Debian packages the build and the tests need, and those named
-# as arguments, if missing.
-ensure_packages() {
-	local want=(make gcc clang libclang-rt-14-dev libxxhash-dev libipc-run-perl python3
-		unicode-data bzip2 bc python3-psycopg2 python3-django python3-sqlalchemy python3-psycopg "$@")
-	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-		postgresql-client-$PG_MAJOR postgresql-contrib)
-	local missing=()
-	for p in "${want[@]}"; do
+# Install the named Debian packages that are missing.
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -41,13 +36,37 @@ ensure_packages() {
 	fi
 }
 
+# Install the Debian packages that building the extension and running it on a
+# temporary instance need (the demo's set), and those named as arguments, if
+# missing.
+ensure_build_packages() {
+	local want=(make gcc libxxhash-dev python3 bc "$@")
+	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
+		postgresql-client-$PG_MAJOR)
+	install_missing "${want[@]}"
+}
+
+# Install the Debian packages the build and the tests need (the build set,
+# plus the sanitizers, TAP, the ORM client and the Unicode tables), and those
+# named as arguments, if missing.
+ensure_packages() {
+	local want=(clang libclang-rt-14-dev libipc-run-perl unicode-data bzip2 python3-psycopg2
+		python3-django python3-sqlalchemy python3-psycopg "$@")
+	[ -n "${NDDUP_PG_BIN:-}" ] || want+=(postgresql-contrib)
+	ensure_build_packages "${want[@]}"
+}
+
 # Build the extension and install it into PostgreSQL's directories, or under
 # $NDDUP_DESTDIR when set (a private copy that instances reach through
 # Debian's extension_destdir setting, so several checkouts can be tested at
 # once without touching the system's installation).
 build_and_install() {
 	echo "== building nddup"
-	make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+	if [ "${NDDUP_BUILD_PROGRESS:-0}" = 1 ]; then
+		build_with_progress
+	else
+		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+	fi
 	if [ -n "${NDDUP_DESTDIR:-}" ]; then
 		mkdir -p "$NDDUP_DESTDIR"
 		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" DESTDIR="$NDDUP_DESTDIR" install >/dev/null
@@ -55,6 +74,29 @@ build_and_install() {
 	else
 		as_root make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
 	fi
+}
+
+# make, printing a line every 10 files compiled (each C file to an object
+# and to LLVM bitcode for JIT) with the seconds so far (the demo: a first
+# build takes a minute or two).
+build_with_progress() {
+	local total n=0 t0=$SECONDS line
+	total=$(($(ls "$NDDUP_ROOT"/src/*.c "$NDDUP_ROOT"/src/*/*.c | wc -l) * 2))
+	make -C "$NDDUP_ROOT" -j"$(nproc)" PG_CONFIG="$PG_BIN/pg_config" 2>&1 | {
+		while IFS= read -r line; do
+			case $line in
+				*" -c -o "*)
+					n=$((n + 1))
+					[ $((n % 10)) != 0 ] ||
+						printf '   compiled %d of %d (objects and JIT bitcode, %d s)\n' "$n" "$total" \
+							$((SECONDS - t0)) ;;
+				*" error: "*|*" warning: "*|*"*** "*) echo "$line" ;;
+			esac
+		done
+		[ "$n" = 0 ] && echo "   already built" ||
+			printf '   compiled %d files and linked in %d s\n' "$n" $((SECONDS - t0))
+	}
+	return "${PIPESTATUS[0]}"
 }
 
 # Settings every test instance gets: extension_destdir when $NDDUP_DESTDIR is set.

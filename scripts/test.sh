@@ -57,6 +57,20 @@ if ls "$NDDUP_ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	record tap $?
 fi
 
+echo "== release metadata (META.json against the PGXN Meta Spec 1.0.0)"
+python3 "$NDDUP_ROOT/scripts/check_meta.py" "$NDDUP_ROOT/META.json"
+record meta $?
+
+# The Debian package (2 to 4 minutes: build, lintian, install into a clean
+# cluster, README's tour): only when NDDUP_PACKAGE_TEST=1.
+if [ "${NDDUP_PACKAGE_TEST:-0}" = 1 ]; then
+	echo "== Debian package (scripts/package.sh)"
+	NDDUP_PACKAGE_DIR=${NDDUP_PACKAGE_DIR:-$WORKDIR/package} bash "$NDDUP_ROOT/scripts/package.sh"
+	record package $?
+else
+	echo "== Debian package: skipped (NDDUP_PACKAGE_TEST=1 runs scripts/package.sh, 2 to 4 min)"
+fi
+
 # The other PostgreSQL majors, where an installation built for them is
 # present: a prefix listed in $NDDUP_PG_PREFIXES (separated by spaces or
 # colons), or a build that test/versions/run.sh left in $NDDUP_PG_CACHE

@@ -66,22 +66,36 @@ batch_elapsed_ms(const BatchCall *call)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
-/* Report progress every 10 % of the work when nddup.progress is on. */
+/*
+ * Report progress every 10 % of the work when nddup.progress is on: the
+ * share and the units done, the result rows so far (clusters are formed at
+ * the end), and in the DETAIL (which \set VERBOSITY terse leaves out) the
+ * time so far, the rate and the time left at that rate.
+ */
 void
 batch_report_progress(BatchCall *call, const char *what, double done,
 					  double total)
 {
 	int			pct;
+	double		secs;
+	double		rate;
 
 	if (!call->progress || total <= 0)
 		return;
 	pct = (int) (100.0 * done / total);
 	if (pct < call->next_pct)
 		return;
+	secs = batch_elapsed_ms(call) / 1000.0;
+	rate = secs > 0 ? done / secs : 0;
 	ereport(NOTICE,
-			(errmsg_internal("%s: %d %% (%s %.0f of %.0f), %llu result rows so far",
+			(errmsg_internal("%s: %d %% (%s %.0f of %.0f), %s",
 							 call->fname, pct - pct % 10, what, done, total,
-							 (unsigned long long) call->nout)));
+							 call->mode == BATCH_CLUSTER || call->mode == BATCH_ASSIGN ?
+							 "the clusters are formed at the end" :
+							 psprintf("%llu result rows so far",
+									  (unsigned long long) call->nout)),
+			 errdetail_internal("%.0f ms since the start, %.1f %ss a second, about %.1f s left.",
+								secs * 1000.0, rate, what, rate > 0 ? (total - done) / rate : 0)));
 	call->next_pct = pct - pct % 10 + 10;
 }
 

@@ -308,6 +308,17 @@ extern void hamming_write_generation(Relation index, HammingSorter *sorter,
 									 uint64 epoch, bool building,
 									 HammingGenInfo *info, BlockNumber **mapblocks);
 
+/*
+ * The subphases of CREATE INDEX that pg_stat_progress_create_index shows
+ * (1 is the core's "initializing"): the heap scan, the sort of the rows,
+ * the writing of table 0, the writing of tables 1..3.
+ */
+#define HAMMING_PHASE_SCAN		2
+#define HAMMING_PHASE_SORT		3
+#define HAMMING_PHASE_TABLE0	4
+#define HAMMING_PHASE_TABLES	5
+extern char *hamming_build_phase_name(int64 phasenum);
+
 /* hamming_insert.c */
 extern bool hamming_insert(Relation index, Datum *values, bool *isnull,
 						   ItemPointer heap_tid, Relation heap,

@@ -25,8 +25,10 @@
 #include "catalog/index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
+#include "commands/progress.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -302,6 +304,32 @@ stream_flush(GenWriter *w, PageStream *st)
 	st->page = NULL;
 }
 
+/*
+ * Enter a subphase of CREATE INDEX that writes total rows (reported only
+ * when building: a merge of VACUUM runs under VACUUM's progress report).
+ */
+static void
+report_phase(GenWriter *w, int phase, uint64 total)
+{
+	const int	index[] = {
+		PROGRESS_CREATEIDX_SUBPHASE,
+		PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE
+	};
+	const int64 val[] = {phase, (int64) total, 0};
+
+	if (w->building)
+		pgstat_progress_update_multi_param(3, index, val);
+}
+
+/* Report done rows of the current subphase of CREATE INDEX. */
+static void
+report_done(GenWriter *w, uint64 done)
+{
+	if (w->building)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) done);
+}
+
 /* Reserve n logical pages (map slots); returns the first. */
 static uint32
 writer_reserve(GenWriter *w, uint32 n)
@@ -364,6 +392,7 @@ write_rows(GenWriter *w, HammingSorter *s, HammingGenInfo *info, uint32 *counts)
 	int			nt = HAMMING_TIDS_PER_PAGE;
 	uint64		key;
 	uint64		ptid;
+	uint64		done = 0;
 
 	info->table_first[0] = keys.next = writer_reserve(w, kpages);
 	info->tid_first = tids.next = writer_reserve(w, tpages);
@@ -373,6 +402,7 @@ write_rows(GenWriter *w, HammingSorter *s, HammingGenInfo *info, uint32 *counts)
 
 		if (nk == HAMMING_KEYS_PER_PAGE)
 		{
+			report_done(w, done);
 			stream_page(w, &keys, HAMMING_PAGE_KEYS, true);
 			nk = 0;
 		}
@@ -391,7 +421,9 @@ write_rows(GenWriter *w, HammingSorter *s, HammingGenInfo *info, uint32 *counts)
 		HammingPageGetOpaque(keys.page)->nitems = ++nk;
 		HammingPageTidArray(tids.page)[nt] = tid;
 		HammingPageGetOpaque(tids.page)->nitems = ++nt;
+		done++;
 	}
+	report_done(w, done);
 	stream_flush(w, &keys);
 	stream_flush(w, &tids);
 	Assert(keys.next == info->table_first[0] + kpages && tids.next == info->tid_first + tpages);
@@ -493,6 +525,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		}
 		if (n == per)
 		{
+			report_done(w, (uint64) (t - 1) * keyed + i);
 			writer_page(w, HAMMING_PAGE_ENTRIES);
 			n = 0;
 		}
@@ -571,12 +604,14 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 	counts = palloc(sizeof(uint32) * ((Size) 1 << info->dbits));
 
 	memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
+	report_phase(&w, HAMMING_PHASE_TABLE0, info->rows);
 	write_rows(&w, sorter, info, counts);
 	sorter_end(sorter);			/* tables 1..3 read table 0 back */
 	info->dir_first[0] = w.npages;
 	write_dir(&w, counts, info->dbits);
 	if (!building)
 		hamming_crash_point_reached(HAMMING_CRASH_WRITING);
+	report_phase(&w, HAMMING_PHASE_TABLES, info->keyed * (HAMMING_TABLES - 1));
 	for (int t = 1; t < HAMMING_TABLES; t++)
 	{
 		memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
@@ -600,6 +635,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	uint64		key = isnull[0] ? 0 : nddup_ham_key(DatumGetSimhash64(values[0]));
 
 	hamming_sorter_put(sorter, key, hamming_tid_pack(tid, isnull[0]));
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) sorter->count);
 }
 
 /*
@@ -629,8 +665,10 @@ hamming_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	UnlockReleaseBuffer(buf);
 
 	sorter = hamming_sorter_begin();
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, HAMMING_PHASE_SCAN);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, sorter, NULL);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, HAMMING_PHASE_SORT);
 	hamming_sorter_finish(sorter);
 	result = palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
@@ -667,4 +705,25 @@ hamming_build_empty(Relation index)
 				HAMMING_METAPAGE_BLKNO, page, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 	pfree(page);
+}
+
+/* ambuildphasename: the name of a subphase of CREATE INDEX, or NULL. */
+char *
+hamming_build_phase_name(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case HAMMING_PHASE_SCAN:
+			return "scanning table";
+		case HAMMING_PHASE_SORT:
+			return "sorting fingerprints";
+		case HAMMING_PHASE_TABLE0:
+			return "writing the sorted table";
+		case HAMMING_PHASE_TABLES:
+			return "writing the permuted tables";
+		default:
+			return NULL;
+	}
 }

@@ -304,7 +304,7 @@ hamming_handler(PG_FUNCTION_ARGS)
 	amroutine->amcostestimate = hamming_cost_estimate;
 	amroutine->amoptions = hamming_options;
 	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = NULL;
+	amroutine->ambuildphasename = hamming_build_phase_name;
 	amroutine->amvalidate = hamming_validate;
 	amroutine->amadjustmembers = NULL;
 	amroutine->ambeginscan = hamming_begin_scan;

@@ -456,7 +456,19 @@ def generate(conn):
                   "; ".join(options) or "—", cell(comment or ""), example(key)])
 
     # settings
-    settings = ["## Settings", "", "| setting | type | default | range | description | example |",
+    settings = ["## Settings", "",
+                "The settings exist in a session once nddup's library is loaded into it, as those of contrib",
+                "modules do (`pg_trgm.similarity_threshold` behaves the same): in a new session,",
+                "`SHOW nddup.similarity_threshold` fails with \"unrecognized configuration parameter\" until an",
+                "nddup function, type or operator has been used. `SELECT nddup_unicode_version();` loads the",
+                "library for any user, `LOAD 'nddup'` for a superuser. `SET` works before it is loaded: the",
+                "value is kept and checked when it loads (an invalid one then gives a WARNING and the default).",
+                "`ALTER DATABASE`/`ALTER ROLE … SET` work before it for a superuser, for other roles once it is",
+                "loaded in their session (PostgreSQL takes an unknown setting for a superuser's). A superuser",
+                "can load it into every session of a database with",
+                "`ALTER DATABASE db SET session_preload_libraries = 'nddup'`, or into the server with",
+                "`shared_preload_libraries`.", "",
+                "| setting | type | default | range | description | example |",
                 "|---|---|---|---|---|---|"]
     for name, vartype, boot, lo, hi, short, extra in query(cur, """
             SELECT name, vartype, boot_val, min_val, max_val, short_desc, extra_desc
