@@ -56,7 +56,8 @@ ensure_packages() {
 	ensure_build_packages "${want[@]}"
 }
 
-# Build the extension and install it into PostgreSQL's directories, or under
+# Build the extension (with the make variables in $NDDUP_MAKE_OPTS, e.g.
+# COPT=-Werror) and install it into PostgreSQL's directories, or under
 # $NDDUP_DESTDIR when set (a private copy that instances reach through
 # Debian's extension_destdir setting, so several checkouts can be tested at
 # once without touching the system's installation).
@@ -65,7 +66,8 @@ build_and_install() {
 	if [ "${NDDUP_BUILD_PROGRESS:-0}" = 1 ]; then
 		build_with_progress
 	else
-		make -C "$NDDUP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" >/dev/null
+		# shellcheck disable=SC2086
+		make -C "$NDDUP_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_BIN/pg_config" ${NDDUP_MAKE_OPTS:-} >/dev/null
 	fi
 	if [ -n "${NDDUP_DESTDIR:-}" ]; then
 		mkdir -p "$NDDUP_DESTDIR"
@@ -82,7 +84,8 @@ build_and_install() {
 build_with_progress() {
 	local total n=0 t0=$SECONDS line
 	total=$(($(ls "$NDDUP_ROOT"/src/*.c "$NDDUP_ROOT"/src/*/*.c | wc -l) * 2))
-	make -C "$NDDUP_ROOT" -j"$(nproc)" PG_CONFIG="$PG_BIN/pg_config" 2>&1 | {
+	# shellcheck disable=SC2086
+	make -C "$NDDUP_ROOT" -j"$(nproc)" PG_CONFIG="$PG_BIN/pg_config" ${NDDUP_MAKE_OPTS:-} 2>&1 | {
 		while IFS= read -r line; do
 			case $line in
 				*" -c -o "*)

@@ -9,6 +9,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/suites.sh"
 set +e
 
 ensure_packages
+# the tests build with every compiler warning an error
+export NDDUP_MAKE_OPTS=${NDDUP_MAKE_OPTS-COPT=-Werror}
 build_and_install || { echo "build failed"; exit 1; }
 make_workdir
 trap 'rm -rf "$WORKDIR"' EXIT
