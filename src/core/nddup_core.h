@@ -702,7 +702,8 @@ typedef enum NddupTriggerKey
 typedef enum NddupTriggerMethod
 {
 	NDDUP_TRIGGER_SIMHASH,		/* simhash64 within a Hamming radius */
-	NDDUP_TRIGGER_MINHASH		/* minhash_sketch estimate >= a threshold */
+	NDDUP_TRIGGER_MINHASH,		/* minhash_sketch estimate >= a threshold */
+	NDDUP_TRIGGER_SHINGLESET	/* exact shingleset resemblance >= a threshold */
 } NddupTriggerMethod;
 
 typedef enum NddupTriggerAction
@@ -737,7 +738,7 @@ typedef struct NddupTriggerArgs
 	const char *values[NDDUP_TRIGGER_NKEYS];	/* in the arguments, or NULL */
 	NddupTriggerMethod method;
 	int32_t		radius;			/* simhash */
-	double		threshold;		/* minhash */
+	double		threshold;		/* minhash, shingleset */
 	NddupTriggerAction action;
 	NddupTriggerLock lock;
 	NddupTriggerVisibility visibility;

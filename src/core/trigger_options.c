@@ -108,7 +108,8 @@ fraction_arg(const NddupTriggerArgs *a, NddupTriggerKey key, NddupTriggerCode co
 }
 
 /*
- * Split the arguments into a->values and read method= (default simhash).
+ * Split the arguments into a->values and read method= (default simhash; the
+ * server infers shingleset from the fingerprint column's type).
  * Errors: NOT_KEY_VALUE, UNKNOWN_KEY (err->arg, err->key_len),
  * DUPLICATE_KEY (err->key), METHOD.  The values point into args.
  */
@@ -148,6 +149,8 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
 			a->method = NDDUP_TRIGGER_SIMHASH;
 		else if (same_word(method, "minhash"))
 			a->method = NDDUP_TRIGGER_MINHASH;
+		else if (same_word(method, "shingleset"))
+			a->method = NDDUP_TRIGGER_SHINGLESET;
 		else
 			return fail(err, NDDUP_TRIGGER_METHOD, NDDUP_TK_METHOD);
 	}
@@ -157,7 +160,8 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
 /*
  * Read the method's parameter (radius= or threshold=, defaults 12 and 0.3),
  * action=, lock= and visibility=, and check that fingerprint= or source= is
- * given.  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
+ * given.  method=shingleset takes neither k= nor verify= / verify_column=
+ * (its answer is exact).  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
  * LOCK, VISIBILITY, NO_COLUMN.
  */
 NddupTriggerCode
@@ -181,6 +185,13 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 		if (v[NDDUP_TK_RADIUS] != NULL || v[NDDUP_TK_WEIGHTING] != NULL)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_RADIUS] != NULL ? NDDUP_TK_RADIUS : NDDUP_TK_WEIGHTING);
+		/* exact sets: no sketch size, and nothing to verify */
+		if (a->method == NDDUP_TRIGGER_SHINGLESET &&
+			(v[NDDUP_TK_K] != NULL || v[NDDUP_TK_VERIFY] != NULL ||
+			 v[NDDUP_TK_VERIFY_COLUMN] != NULL))
+			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
+						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K :
+						v[NDDUP_TK_VERIFY] != NULL ? NDDUP_TK_VERIFY : NDDUP_TK_VERIFY_COLUMN);
 		a->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 		if (v[NDDUP_TK_THRESHOLD] != NULL &&
 			fraction_arg(a, NDDUP_TK_THRESHOLD, NDDUP_TRIGGER_THRESHOLD, &a->threshold,

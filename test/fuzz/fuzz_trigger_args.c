@@ -241,7 +241,9 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 		nddup_buf_printf(out, "method=simhash\nradius=%d\n", (int) a->radius);
 	else
-		nddup_buf_printf(out, "method=minhash\nthreshold=%.17g\n", a->threshold);
+		nddup_buf_printf(out, "method=%s\nthreshold=%.17g\n",
+						 a->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset",
+						 a->threshold);
 	nddup_buf_printf(out, "action=%s\nlock=%s",
 					 a->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 a->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
@@ -256,7 +258,7 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 	nddup_buf_printf(out, "\nsize=%d\nunit=%s", (int) a->size, a->unit);
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 		nddup_buf_printf(out, "\nweighting=%s", a->weighting);
-	else
+	else if (a->method == NDDUP_TRIGGER_MINHASH)
 		nddup_buf_printf(out, "\nk=%d", (int) a->k);
 }
 
