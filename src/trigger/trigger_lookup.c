@@ -113,18 +113,27 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 {
 	const DedupConfig *cfg = &entry->config;
 	bool		caller = (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER);
-	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
-	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-												   RelationGetRelationName(rel));
+	const char *nsp;
+	const char *table;
 	char	   *fpexpr;
-	char	   *id = dedup_col(cfg, cfg->id_attno);
-	char	   *dup = cfg->dup_attno ? dedup_col(cfg, cfg->dup_attno) : NULL;
+	char	   *id;
+	char	   *dup;
 	StringInfoData base;
 	StringInfoData tail;
 	char	   *sql;
 	Oid			argtypes[6];
 	int			nargs = 2;
 
+	/* prepared by an earlier row: nothing to build */
+	if (entry->lookup_insert && entry->lookup_update &&
+		(!caller || entry->lock_original) && (!cfg->dup_attno || entry->repoint) &&
+		(!caller || !cfg->dup_attno || entry->dependents))
+		return;
+	nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
+	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+									   RelationGetRelationName(rel));
+	id = dedup_col(cfg, cfg->id_attno);
+	dup = cfg->dup_attno ? dedup_col(cfg, cfg->dup_attno) : NULL;
 	if (cfg->fp_attno)
 		fpexpr = dedup_col(cfg, cfg->fp_attno);
 	else
