@@ -21,7 +21,7 @@
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",
 	"weighting", "id", "duplicate_of", "order", "action", "lock",
-	"threshold", "k", "visibility", "scope", "verify", "verify_column", "filter"
+	"threshold", "k", "visibility", "scope", "verify", "verify_column", "filter", "measure"
 };
 
 /* One byte folded to lower case as pg_strcasecmp folds it. */
@@ -161,7 +161,9 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
  * Read the method's parameter (radius= or threshold=, defaults 12 and 0.3),
  * action=, lock= and visibility=, and check that fingerprint= or source= is
  * given.  method=shingleset takes neither k= nor verify= / verify_column=
- * (its answer is exact).  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
+ * (its answer is exact), and alone takes measure= (jaccard, the default, or
+ * containment of the new row's set in the original's).  Errors also
+ * MEASURE.  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
  * LOCK, VISIBILITY, NO_COLUMN.
  */
 NddupTriggerCode
@@ -171,10 +173,12 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 	{
-		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL || v[NDDUP_TK_FILTER] != NULL)
+		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL || v[NDDUP_TK_FILTER] != NULL ||
+			v[NDDUP_TK_MEASURE] != NULL)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_THRESHOLD] != NULL ? NDDUP_TK_THRESHOLD :
-						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K : NDDUP_TK_FILTER);
+						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K :
+						v[NDDUP_TK_FILTER] != NULL ? NDDUP_TK_FILTER : NDDUP_TK_MEASURE);
 		a->radius = NDDUP_TRIGGER_DEFAULT_RADIUS;
 		if (v[NDDUP_TK_RADIUS] != NULL &&
 			int_arg(a, NDDUP_TK_RADIUS, 0, NDDUP_TRIGGER_MAX_RADIUS, &a->radius, err) != NDDUP_TRIGGER_OK)
@@ -192,6 +196,16 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K :
 						v[NDDUP_TK_VERIFY] != NULL ? NDDUP_TK_VERIFY : NDDUP_TK_VERIFY_COLUMN);
+		if (a->method == NDDUP_TRIGGER_MINHASH && v[NDDUP_TK_MEASURE] != NULL)
+			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
+		a->containment = false;
+		if (v[NDDUP_TK_MEASURE] != NULL)
+		{
+			if (same_word(v[NDDUP_TK_MEASURE], "containment"))
+				a->containment = true;
+			else if (!same_word(v[NDDUP_TK_MEASURE], "jaccard"))
+				return fail(err, NDDUP_TRIGGER_MEASURE, NDDUP_TK_MEASURE);
+		}
 		a->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 		if (v[NDDUP_TK_THRESHOLD] != NULL &&
 			fraction_arg(a, NDDUP_TK_THRESHOLD, NDDUP_TRIGGER_THRESHOLD, &a->threshold,

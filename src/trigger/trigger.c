@@ -304,8 +304,9 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 							nddup_hamming(DatumGetSimhash64(sig), DatumGetSimhash64(res->sig)),
 							cfg->radius);
 	else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
-		nearness = psprintf("with resemblance %.3f (threshold %g)",
-							nddup_dedup_set_resemblance(sig, res->sig), cfg->threshold);
+		nearness = psprintf("with %s %.3f (threshold %g)",
+							cfg->containment ? "containment" : "resemblance",
+							nddup_dedup_set_measure(cfg, sig, res->sig), cfg->threshold);
 	else
 		nearness = psprintf("with estimated resemblance %.3f (threshold %g)",
 							nddup_minhash_datum_resemblance(sig, res->sig),

@@ -62,7 +62,9 @@ typedef struct DedupConfig
 	Oid			lookup_op;		/* <@ (simhash64, hamming_ball),
 								 * <@ (minhash_sketch, minhash_query) or
 								 * <@ (shingleset, shingleset_query) */
-	const char *query_func;		/* ball or similar_to: the lookup's query */
+	const char *query_func;		/* ball, similar_to or containing: the
+								 * lookup's query */
+	bool		containment;	/* shingleset: measure=containment */
 	Oid			source_func;	/* simhash(text, int, text, text),
 								 * minhash(text, int, text, int, int, text)
 								 * or shingle_set(text, int, text) */
@@ -144,9 +146,9 @@ extern void nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg,
 									const char *trigname);
 
 /* trigger_shingleset.c: lock keys and resemblance of method=shingleset */
-extern int	nddup_dedup_set_nkeys(Datum set, double threshold);
-extern int	nddup_dedup_set_keys(Datum set, double threshold, uint32 *keys);
-extern double nddup_dedup_set_resemblance(Datum a, Datum b);
+extern int	nddup_dedup_set_nkeys(const DedupConfig *cfg, Datum set);
+extern int	nddup_dedup_set_keys(const DedupConfig *cfg, Datum set, uint32 *keys);
+extern double nddup_dedup_set_measure(const DedupConfig *cfg, Datum a, Datum b);
 
 /* trigger_citus.c: the trigger on a Citus table */
 extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);

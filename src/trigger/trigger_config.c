@@ -104,7 +104,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
 							pnstrdup(args[err->arg], err->key_len)),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, filter, id, duplicate_of, order, scope, action, lock and visibility.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, filter, measure, id, duplicate_of, order, scope, action, lock and visibility.")));
 			break;
 		case NDDUP_TRIGGER_DUPLICATE_KEY:
 			ereport(ERROR,
@@ -125,6 +125,10 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s= does not apply to method=shingleset", key),
 						 errdetail("method=shingleset compares exact shingle sets: every original it finds reaches the threshold, so there is nothing to verify.")));
+			if (err->key == NDDUP_TK_MEASURE)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= applies only to method=shingleset", key)));
 			if (a->method == NDDUP_TRIGGER_SHINGLESET && err->key == NDDUP_TK_K)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -227,6 +231,12 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					 errmsg("verify= needs source= or verify_column="),
 					 errdetail("Each candidate is verified by the exact resemblance of the source texts, or of a stored shingleset or minhash_sketch column."),
 					 errhint("Add source=<text column>, or verify_column=<shingleset or minhash_sketch column>.")));
+			break;
+		case NDDUP_TRIGGER_MEASURE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid measure \"%s\"", value),
+					 errhint("Valid measures are jaccard (the resemblance of the two sets) and containment (the share of the new row's set in the original's).")));
 			break;
 		case NDDUP_TRIGGER_OK:
 			break;
@@ -536,6 +546,9 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		dedup_args_error(&err, args, &a);
 	cfg->radius = a.radius;
 	cfg->threshold = a.threshold;
+	cfg->containment = a.containment;
+	if (cfg->containment)
+		cfg->query_func = "containing";
 	cfg->action = a.action;
 	cfg->lock = a.lock;
 
@@ -715,8 +728,9 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
 	else
-		appendStringInfo(&buf, "method=%s threshold=%g id=%s",
+		appendStringInfo(&buf, "method=%s%s threshold=%g id=%s",
 						 cfg->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset",
+						 cfg->containment ? " measure=containment" : "",
 						 cfg->threshold, id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);

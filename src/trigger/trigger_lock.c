@@ -318,7 +318,7 @@ nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes
 	/* a long prefix would fill the lock table: serialize on the table */
 	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
 		for (int f = 0; f < nsigs; f++)
-			nkeys += nddup_dedup_set_nkeys(sigs[f], cfg->threshold);
+			nkeys += nddup_dedup_set_nkeys(cfg, sigs[f]);
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, 0, NDDUP_LOCK_TABLE);
 	if (cfg->lock == NDDUP_TRIGGER_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE ||
 		nkeys > NDDUP_LOCK_SET_MAX_KEYS)
@@ -346,7 +346,7 @@ nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes
 		if (cfg->method == NDDUP_TRIGGER_MINHASH)
 			nkeys += dedup_band_keys(cfg, sigs[f], keys + nkeys);
 		else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
-			nkeys += nddup_dedup_set_keys(sigs[f], cfg->threshold, keys + nkeys);
+			nkeys += nddup_dedup_set_keys(cfg, sigs[f], keys + nkeys);
 		else
 			for (int b = 0; b < g.nblocks; b++)
 				keys[nkeys++] = block_key(&g, b, block_value(&g, DatumGetSimhash64(sigs[f]), b));

@@ -2,7 +2,8 @@
  *
  * trigger_shingleset.c
  *	  What method=shingleset of the insert-time trigger adds: the lock keys
- *	  of an exact shingle set and the resemblance shown by action=error
+ *	  of an exact shingle set and the resemblance (or containment) shown by
+ *	  action=error
  *	  (docs/trigger.md#exact-shingle-sets).
  *
  * Lock keys by prefix filtering (Chaudhuri, Ganti and Kaushik 2006; Bayardo,
@@ -18,6 +19,12 @@
  * count is rounded as the index rounds it (ceil(t n - 1e-6)), which can
  * only lengthen the prefix.  Empty sets resemble only each other (r = 1)
  * and share one key.
+ *
+ * measure=containment (|Q n D| / |Q| >= t, the new row's set Q mostly in
+ * an original D) is not symmetric: of two rows stored at once, either may
+ * be judged against the other, and Q's prefix meets D anywhere in D.  So
+ * each row locks every hash of its set; two rows that share a hash share a
+ * key.  An empty set is contained in every set: it takes the table key.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,32 +47,36 @@ set_of(Datum d)
 }
 
 /*
- * The number of lock keys of a set at threshold t: its prefix length
- * (file header), 1 for an empty set.
+ * The number of lock keys of a set: its prefix length at the threshold
+ * (file header), 1 for an empty set; with measure=containment every hash,
+ * and for an empty set (contained in every set) more than any row may take,
+ * so that it takes the table key.
  */
 int
-nddup_dedup_set_nkeys(Datum set, double threshold)
+nddup_dedup_set_nkeys(const DedupConfig *cfg, Datum set)
 {
 	const NddupShingleSet *s = set_of(set);
 	int64		need;
 
 	if (s->nitems == 0)
-		return 1;
-	need = (int64) ceil(threshold * s->nitems - 1e-6);
+		return cfg->containment ? INT_MAX / 4 : 1;
+	if (cfg->containment)
+		return (int) Min(s->nitems, (uint32) (INT_MAX / 4));
+	need = (int64) ceil(cfg->threshold * s->nitems - 1e-6);
 	need = Max(need, 1);
 	return (int) (s->nitems - need + 1);
 }
 
 /*
  * The lock keys of a set (appended to keys, nddup_dedup_set_nkeys() of
- * them; returns their number): one per hash of its prefix, the 64-bit hash
- * folded to 32 bits.
+ * them; returns their number): one per hash of its prefix (every hash with
+ * measure=containment), the 64-bit hash folded to 32 bits.
  */
 int
-nddup_dedup_set_keys(Datum set, double threshold, uint32 *keys)
+nddup_dedup_set_keys(const DedupConfig *cfg, Datum set, uint32 *keys)
 {
 	const NddupShingleSet *s = set_of(set);
-	int			n = nddup_dedup_set_nkeys(set, threshold);
+	int			n = nddup_dedup_set_nkeys(cfg, set);
 
 	if (s->nitems == 0)
 	{
@@ -77,16 +88,22 @@ nddup_dedup_set_keys(Datum set, double threshold, uint32 *keys)
 	return n;
 }
 
-/* The exact resemblance (Jaccard) of two shingle sets; 1 for two empty sets. */
+/*
+ * The measure of the new row's set a against the original's b: their exact
+ * resemblance (1 for two empty sets), or with measure=containment the share
+ * of a in b (1 for an empty a).
+ */
 double
-nddup_dedup_set_resemblance(Datum a, Datum b)
+nddup_dedup_set_measure(const DedupConfig *cfg, Datum a, Datum b)
 {
 	const NddupShingleSet *x = set_of(a);
 	const NddupShingleSet *y = set_of(b);
 	size_t		common;
 
-	if (x->nitems == 0 && y->nitems == 0)
+	if (x->nitems == 0 && (cfg->containment || y->nitems == 0))
 		return 1.0;
 	common = nddup_intersection_count(x->items, x->nitems, y->items, y->nitems);
+	if (cfg->containment)
+		return (double) common / (double) x->nitems;
 	return (double) common / (double) (x->nitems + y->nitems - common);
 }

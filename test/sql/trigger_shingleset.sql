@@ -235,7 +235,57 @@ SELECT nddup_original('sss', '{fingerprint=s,threshold=0.8,action=error}', ss(ss
 					  NULL::int);
 \set VERBOSITY terse
 
-DROP TABLE sposts, sss, sgen, sfilter, spages, srls;
+-- 11. measure=containment: a row is a copy of the earliest original that
+--     holds at least the threshold's share of its shingles (an excerpt);
+--     its lock keys are every hash of its set.
+CREATE TABLE scont (id int PRIMARY KEY, body text, duplicate_of int);
+CREATE INDEX ON scont USING gin ((shingle_set(body)) shingleset_ops)
+	WITH (fastupdate = off) WHERE duplicate_of IS NULL;
+CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON scont FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset',
+										 'measure=containment', 'threshold=0.8');
+SELECT * FROM nddup_check_trigger('scont');
+CREATE FUNCTION ss_head(t text, n int) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT array_to_string((string_to_array(t, ' '))[1:n], ' ') $$;
+INSERT INTO scont VALUES
+	(1, ss_doc(1, 0), NULL),
+	(2, ss_head(ss_doc(1, 0), 12), NULL),					-- an excerpt of 1
+	(3, ss_doc(1, 0) || ' ' || ss_doc(2, 0), NULL),		-- 1 and more
+	(4, ss_head(ss_doc(2, 0), 20) || ' and some more words', NULL),	-- mostly in 3
+	(5, ss_head(ss_doc(6, 0), 10), NULL),
+	(6, '', NULL);										-- contained in every set
+SELECT id, duplicate_of, round(containment(ss(d.body), (SELECT ss(o.body) FROM scont o
+											   WHERE o.id = d.duplicate_of))::numeric, 3) AS containment,
+	   round(jaccard(ss(d.body), (SELECT ss(o.body) FROM scont o
+								   WHERE o.id = d.duplicate_of))::numeric, 3) AS resemblance
+FROM scont d ORDER BY id;
+SELECT count(*) AS wrong_original
+FROM scont d
+WHERE d.duplicate_of IS DISTINCT FROM (
+	SELECT min(o.id) FROM scont o
+	WHERE o.id < d.id AND o.duplicate_of IS NULL AND containment(ss(d.body), ss(o.body)) >= 0.8);
+BEGIN;
+INSERT INTO scont VALUES (7, ss_head(ss_doc(9, 0), 12), NULL);
+SELECT count(*) FILTER (WHERE objsubid = 20036) AS set_keys
+FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+  AND classid = 'scont'::regclass::oid;
+ROLLBACK;
+SELECT nddup_original('scont', '{source=body,method=shingleset,measure=containment,threshold=0.8}',
+					  ss_head(ss_doc(6, 0), 8), NULL::int) AS original;
+\set VERBOSITY default
+CREATE OR REPLACE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON scont FOR EACH ROW
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset',
+										 'measure=containment', 'threshold=0.8', 'action=error');
+INSERT INTO scont VALUES (8, ss_head(ss_doc(1, 0), 9), NULL);
+\set VERBOSITY terse
+SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=shingleset', 'measure=cosine']);
+SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=minhash', 'measure=containment']);
+SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'measure=jaccard']);
+SELECT settings ~ 'measure' AS shown
+FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=shingleset', 'measure=jaccard']);
+
+DROP TABLE sposts, sss, sgen, sfilter, spages, srls, scont;
 DROP ROLE regress_nddup_ss_alice, regress_nddup_ss_bob;
 DROP FUNCTION ss_doc(int, int);
 DROP FUNCTION ss(text);
+DROP FUNCTION ss_head(text, int);

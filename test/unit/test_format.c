@@ -681,6 +681,14 @@ test_trigger_args(void)
 						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_K);
 	check_trigger_error(ARGS("source=body", "method=shingleset", "radius=3"),
 						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_RADIUS);
+	CHECK(trigger_args(ARGS("source=body", "method=shingleset", "Measure=Containment"), &a,
+					   &err) == NDDUP_TRIGGER_OK && a.containment, "measure=containment");
+	check_trigger_error(ARGS("source=body", "method=shingleset", "measure=cosine"),
+						NDDUP_TRIGGER_MEASURE, NDDUP_TK_MEASURE);
+	check_trigger_error(ARGS("source=body", "method=minhash", "measure=jaccard"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
+	check_trigger_error(ARGS("source=body", "measure=jaccard"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
 
 	CHECK(trigger_args(ARGS("fingerprint=fp", "bogus"), &a, &err) == NDDUP_TRIGGER_NOT_KEY_VALUE &&
 		  err.arg == 1, "bogus: NOT_KEY_VALUE, argument 1");
