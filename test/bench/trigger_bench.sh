@@ -26,7 +26,7 @@
 # --method shingleset: synthetic texts of 20 words (copies replace one word,
 # test/bench/trigger_shingleset.sql), their exact shingle sets in a column,
 # method=shingleset at each threshold (default "0.5 0.3"), the shingleset_ops
-# index, and the checks of trigger_shingleset_check.sql.
+# index, and the checks of trigger_minhash_check.sql on the set column.
 #
 # Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
 #            [--method simhash|minhash|shingleset] [--thresholds "0.8 0.5"] [--index hamming|gin]
@@ -92,7 +92,7 @@ max_wal_size = 4GB
 $(instance_settings)
 CONF
 as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
-cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check,shingleset,shingleset_check}.sql "$WORKDIR/"
+cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check,shingleset}.sql "$WORKDIR/"
 chmod 644 "$WORKDIR"/*.sql
 
 q() { pg_sql -At -F ' ' "$@"; }
@@ -141,7 +141,7 @@ SQL
 	SIG_COLUMN="ss shingleset"
 	SIG_VALUE="shingle_set(bench_text(i, 0, 0))"
 	STREAM=trigger_shingleset.sql
-	CHECK=trigger_shingleset_check.sql
+	CHECK=trigger_minhash_check.sql
 	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (ss shingleset_ops) WITH (fastupdate = off)"; }
 	trigger_args() { echo "'fingerprint=ss', 'method=shingleset', 'threshold=$1', 'lock=$2'"; }
 else
@@ -202,7 +202,7 @@ reset_table() {
 }
 
 check() {
-	pg_sql -v n="$1" -v r="$2" -f "$WORKDIR/$CHECK" -P footer=off | sed 's/^/    /'
+	pg_sql -v n="$1" -v r="$2" -v col="${SIG_COLUMN%% *}" -f "$WORKDIR/$CHECK" -P footer=off | sed 's/^/    /'
 }
 
 # the parameter's label in the output: radius r or threshold t
