@@ -13,7 +13,8 @@
 # unrelated documents share few shingles (the sets are as large as the
 # text).  Rows per length: --rows "2000 1000 200 20" (about 2M shingles per
 # table at the longer lengths).  Not run in CI.  Usage:
-#   test/bench/set_sizes_bench.sh [--rows "2000 1000 200 20"] [--probes 20] [--no-install]
+#   test/bench/set_sizes_bench.sh [--lengths "100 1000 10000 100000"] [--rows "2000 1000 200 20"]
+#       [--probes 20] [--no-install]
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 		--rows) ROWS=$2; shift ;;
 		--probes) PROBES=$2; shift ;;
+		--lengths) LENGTHS=$2; shift ;;
 		--no-install) INSTALL=0 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
@@ -98,10 +100,12 @@ SQL
 	# one probe per query, through the index (the planner's choice is checked)
 	q -c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE ss <@ similar_to((SELECT ss FROM queries WHERE j = 1), 0.3)" |
 		grep -q "docs_ss" || { echo "the set probe does not use its index" >&2; exit 1; }
-	read -r ssp ssh < <(q -c "SET enable_seqscan = off" -c "SELECT avg(bench_ms(format('SELECT count(*) FROM docs WHERE ss <@ similar_to(%L::shingleset, 0.3)', ss::text))),
+	# the query value comes from the queries table (an initplan), so its
+	# text form is not parsed inside the timing
+	read -r ssp ssh < <(q -c "SET enable_seqscan = off" -c "SELECT avg(bench_ms(format('SELECT count(*) FROM docs WHERE ss <@ similar_to((SELECT ss FROM queries WHERE j = %s), 0.3)', j))),
 	                                 (SELECT count(*) FROM queries qq, docs d WHERE d.ss <@ similar_to(qq.ss, 0.3))
 	                          FROM queries" | tail -1)
-	read -r mhp mhh < <(q -c "SET enable_seqscan = off" -c "SELECT avg(bench_ms(format('SELECT count(*) FROM docs WHERE mh <@ similar_to(%L::minhash_sketch, 0.3)', mh::text))),
+	read -r mhp mhh < <(q -c "SET enable_seqscan = off" -c "SELECT avg(bench_ms(format('SELECT count(*) FROM docs WHERE mh <@ similar_to((SELECT mh FROM queries WHERE j = %s), 0.3)', j))),
 	                                 (SELECT count(*) FROM queries qq, docs d WHERE d.mh <@ similar_to(qq.mh, 0.3))
 	                          FROM queries" | tail -1)
 	printf '%-8s %6d | %9d %8d %4d | %12d %12d %9d | %7.0f ms %6.0f ms %6.0f ms | %6.2f ms %6.2f ms %5d %5d\n' \
