@@ -3,15 +3,16 @@
  * trigger_filter.c
  *	  The trigger's filter=<table>.<column> argument: the stored
  *	  shingle_filter through which method=minhash builds the sketch of
- *	  source=, and method=shingleset its set (docs/sketches.md#boilerplate-
- *	  aware-sketches).
+ *	  source=, and method=shingleset its set
+ *	  (docs/sketches.md#boilerplate-aware-sketches).
  *
  * The table holds one row; its filter is read when the trigger's settings
  * are read (the first call in a session, and after any change to the
  * table that fires it) and kept with them.  The sketch is
  * minhash_filtered(filter, source, k, 'oph', 0) (the set
- * shingle_set_filtered(filter, source)), stored in the fingerprint= column: an index expression cannot read another table, so
- * the index is on that column.
+ * shingle_set_filtered(filter, source)), stored in the fingerprint=
+ * column: an index expression cannot read another table, so the index is
+ * on that column.
  *
  *-------------------------------------------------------------------------
  */
