@@ -91,20 +91,20 @@ ORDER BY copies DESC, o.id
 LIMIT 12;
 SQL
 
-echo "== a blog table: the trigger marks near-duplicates at insert time (candidates within the"
-echo "   radius, each verified by the texts' exact resemblance: verify=0.3)"
+echo "== a blog table: the trigger marks near-duplicates at insert time (the exact resemblance of"
+echo "   the texts' word 3-shingle sets reaches 0.3, found through the shingle-set index)"
 step "blog inserts" pg_sql <<'SQL'
 \pset footer off
 CREATE TABLE posts (
 	id           bigserial PRIMARY KEY,
 	author       text NOT NULL,
 	body         text NOT NULL,
-	fp           simhash64 GENERATED ALWAYS AS (simhash(body)) STORED,
 	duplicate_of bigint
 );
-CREATE INDEX posts_fp_idx ON posts USING hamming (fp) WHERE duplicate_of IS NULL;
+CREATE INDEX posts_ss_idx ON posts USING gin ((shingle_set(body)) shingleset_ops)
+	WITH (fastupdate = off) WHERE duplicate_of IS NULL;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
-	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12', 'verify=0.3');
+	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset', 'threshold=0.3');
 -- its options, checked now rather than at the first insert
 SELECT * FROM nddup_check_trigger('posts');
 INSERT INTO posts (author, body) VALUES

@@ -689,10 +689,11 @@ typedef enum NddupTriggerKey
 	NDDUP_TK_SCOPE,
 	NDDUP_TK_VERIFY,
 	NDDUP_TK_VERIFY_COLUMN,
-	NDDUP_TK_FILTER
+	NDDUP_TK_FILTER,
+	NDDUP_TK_MEASURE
 } NddupTriggerKey;
 
-#define NDDUP_TRIGGER_NKEYS			19
+#define NDDUP_TRIGGER_NKEYS			20
 #define NDDUP_TRIGGER_MAX_RADIUS	32
 #define NDDUP_TRIGGER_DEFAULT_RADIUS	12
 #define NDDUP_TRIGGER_DEFAULT_K		128
@@ -702,7 +703,8 @@ typedef enum NddupTriggerKey
 typedef enum NddupTriggerMethod
 {
 	NDDUP_TRIGGER_SIMHASH,		/* simhash64 within a Hamming radius */
-	NDDUP_TRIGGER_MINHASH		/* minhash_sketch estimate >= a threshold */
+	NDDUP_TRIGGER_MINHASH,		/* minhash_sketch estimate >= a threshold */
+	NDDUP_TRIGGER_SHINGLESET	/* exact shingleset resemblance >= a threshold */
 } NddupTriggerMethod;
 
 typedef enum NddupTriggerAction
@@ -737,7 +739,7 @@ typedef struct NddupTriggerArgs
 	const char *values[NDDUP_TRIGGER_NKEYS];	/* in the arguments, or NULL */
 	NddupTriggerMethod method;
 	int32_t		radius;			/* simhash */
-	double		threshold;		/* minhash */
+	double		threshold;		/* minhash, shingleset */
 	NddupTriggerAction action;
 	NddupTriggerLock lock;
 	NddupTriggerVisibility visibility;
@@ -746,6 +748,8 @@ typedef struct NddupTriggerArgs
 	const char *unit;			/* "word" or "char" */
 	const char *weighting;		/* "tf" or "set" */
 	double		verify;			/* verification threshold, or 0: none */
+	bool		containment;	/* shingleset: measure=containment (else
+								 * Jaccard) */
 } NddupTriggerArgs;
 
 typedef enum NddupTriggerCode
@@ -767,11 +771,12 @@ typedef enum NddupTriggerCode
 	NDDUP_TRIGGER_WEIGHTING,	/* weighting= is not tf or set */
 	NDDUP_TRIGGER_VISIBILITY,	/* visibility= is not caller or all */
 	NDDUP_TRIGGER_VERIFY,		/* verify= is not in (0, 1] */
-	NDDUP_TRIGGER_VERIFY_NO_VALUE	/* verify= without source= or
+	NDDUP_TRIGGER_VERIFY_NO_VALUE,	/* verify= without source= or
 									 * verify_column= */
+	NDDUP_TRIGGER_MEASURE		/* measure= is not jaccard or containment */
 } NddupTriggerCode;
 
-#define NDDUP_TRIGGER_NCODES	17
+#define NDDUP_TRIGGER_NCODES	18
 
 typedef struct NddupTriggerError
 {

@@ -21,7 +21,7 @@
 const char *const nddup_trigger_keys[NDDUP_TRIGGER_NKEYS] = {
 	"fingerprint", "source", "method", "radius", "size", "unit",
 	"weighting", "id", "duplicate_of", "order", "action", "lock",
-	"threshold", "k", "visibility", "scope", "verify", "verify_column", "filter"
+	"threshold", "k", "visibility", "scope", "verify", "verify_column", "filter", "measure"
 };
 
 /* One byte folded to lower case as pg_strcasecmp folds it. */
@@ -108,7 +108,8 @@ fraction_arg(const NddupTriggerArgs *a, NddupTriggerKey key, NddupTriggerCode co
 }
 
 /*
- * Split the arguments into a->values and read method= (default simhash).
+ * Split the arguments into a->values and read method= (default simhash; the
+ * server infers shingleset from the fingerprint column's type).
  * Errors: NOT_KEY_VALUE, UNKNOWN_KEY (err->arg, err->key_len),
  * DUPLICATE_KEY (err->key), METHOD.  The values point into args.
  */
@@ -148,6 +149,8 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
 			a->method = NDDUP_TRIGGER_SIMHASH;
 		else if (same_word(method, "minhash"))
 			a->method = NDDUP_TRIGGER_MINHASH;
+		else if (same_word(method, "shingleset"))
+			a->method = NDDUP_TRIGGER_SHINGLESET;
 		else
 			return fail(err, NDDUP_TRIGGER_METHOD, NDDUP_TK_METHOD);
 	}
@@ -157,7 +160,10 @@ nddup_trigger_split(int nargs, char *const *args, NddupTriggerArgs *a,
 /*
  * Read the method's parameter (radius= or threshold=, defaults 12 and 0.3),
  * action=, lock= and visibility=, and check that fingerprint= or source= is
- * given.  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
+ * given.  method=shingleset takes neither k= nor verify= / verify_column=
+ * (its answer is exact), and alone takes measure= (jaccard, the default, or
+ * containment of the new row's set in the original's).  Errors also
+ * MEASURE.  Errors: NOT_FOR_METHOD (err->key), INTEGER, THRESHOLD, ACTION,
  * LOCK, VISIBILITY, NO_COLUMN.
  */
 NddupTriggerCode
@@ -167,10 +173,12 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 	{
-		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL || v[NDDUP_TK_FILTER] != NULL)
+		if (v[NDDUP_TK_THRESHOLD] != NULL || v[NDDUP_TK_K] != NULL || v[NDDUP_TK_FILTER] != NULL ||
+			v[NDDUP_TK_MEASURE] != NULL)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_THRESHOLD] != NULL ? NDDUP_TK_THRESHOLD :
-						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K : NDDUP_TK_FILTER);
+						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K :
+						v[NDDUP_TK_FILTER] != NULL ? NDDUP_TK_FILTER : NDDUP_TK_MEASURE);
 		a->radius = NDDUP_TRIGGER_DEFAULT_RADIUS;
 		if (v[NDDUP_TK_RADIUS] != NULL &&
 			int_arg(a, NDDUP_TK_RADIUS, 0, NDDUP_TRIGGER_MAX_RADIUS, &a->radius, err) != NDDUP_TRIGGER_OK)
@@ -181,6 +189,23 @@ nddup_trigger_check_params(NddupTriggerArgs *a, NddupTriggerError *err)
 		if (v[NDDUP_TK_RADIUS] != NULL || v[NDDUP_TK_WEIGHTING] != NULL)
 			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
 						v[NDDUP_TK_RADIUS] != NULL ? NDDUP_TK_RADIUS : NDDUP_TK_WEIGHTING);
+		/* exact sets: no sketch size, and nothing to verify */
+		if (a->method == NDDUP_TRIGGER_SHINGLESET &&
+			(v[NDDUP_TK_K] != NULL || v[NDDUP_TK_VERIFY] != NULL ||
+			 v[NDDUP_TK_VERIFY_COLUMN] != NULL))
+			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD,
+						v[NDDUP_TK_K] != NULL ? NDDUP_TK_K :
+						v[NDDUP_TK_VERIFY] != NULL ? NDDUP_TK_VERIFY : NDDUP_TK_VERIFY_COLUMN);
+		if (a->method == NDDUP_TRIGGER_MINHASH && v[NDDUP_TK_MEASURE] != NULL)
+			return fail(err, NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
+		a->containment = false;
+		if (v[NDDUP_TK_MEASURE] != NULL)
+		{
+			if (same_word(v[NDDUP_TK_MEASURE], "containment"))
+				a->containment = true;
+			else if (!same_word(v[NDDUP_TK_MEASURE], "jaccard"))
+				return fail(err, NDDUP_TRIGGER_MEASURE, NDDUP_TK_MEASURE);
+		}
 		a->threshold = NDDUP_DEFAULT_SIMILARITY_THRESHOLD;
 		if (v[NDDUP_TK_THRESHOLD] != NULL &&
 			fraction_arg(a, NDDUP_TK_THRESHOLD, NDDUP_TRIGGER_THRESHOLD, &a->threshold,

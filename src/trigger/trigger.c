@@ -7,8 +7,9 @@
  * The trigger judges each row when it is stored (Lee, Lee and Kim's blog
  * framework): the row is compared with the existing originals (rows whose
  * duplicate_of column is NULL); the earliest original within the Hamming
- * radius (method=simhash) or at or above the resemblance threshold
- * (method=minhash), by the order column, becomes the row's original.
+ * radius (method=simhash), at or above the estimated resemblance threshold
+ * (method=minhash) or at or above the exact resemblance of the shingle sets
+ * (method=shingleset), by the order column, becomes the row's original.
  * Depending on the action the row is stored and marked, silently dropped, or
  * rejected.
  *
@@ -21,7 +22,10 @@
  * - minhash: with E the fewest equal positions (of k) whose estimate reaches
  *	 the threshold, the sketch is cut into k - E + 1 bands; two sketches with
  *	 at least E equal positions differ in at most k - E, so at least one band
- *	 is equal in both (the pigeonhole argument of minhash_lsh_ops).
+ *	 is equal in both (the pigeonhole argument of minhash_lsh_ops);
+ * - shingleset: in the sets' hash order, two sets with Jaccard >= t share a
+ *	 shingle among the first |x| - ceil(t |x|) + 1 of each (prefix filtering);
+ *	 the row locks the hashes of its prefix.
  *
  * So two transactions storing near-duplicates always share a lock key and
  * run one after the other.  The lookup then uses a snapshot taken after the
@@ -174,9 +178,11 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		const DedupConfig *cfg = &entry->config;
 		const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													   RelationGetRelationName(rel));
-		const char *opclass = psprintf("%s (threshold = %g)",
-									   quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
-									   cfg->threshold);
+		const char *opclass = cfg->method == NDDUP_TRIGGER_SHINGLESET ?
+			quote_qualified_identifier(get_namespace_name(ext_nsp), "shingleset_ops") :
+			psprintf("%s (threshold = %g)",
+					 quote_qualified_identifier(get_namespace_name(ext_nsp), "minhash_lsh_ops"),
+					 cfg->threshold);
 		char	   *column;
 
 		if (cfg->fp_attno)
@@ -203,7 +209,8 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 }
 
 /*
- * The signature (simhash64 fingerprint or minhash_sketch) of a row: computed
+ * The signature (simhash64 fingerprint, minhash_sketch or shingleset) of a
+ * row: computed
  * from the source column (when there is one and use_stored is false), else
  * read from the fingerprint column.  Returns false when it is NULL.
  */
@@ -224,6 +231,12 @@ dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
 			*sig = FunctionCall4Coll(&entry->source_finfo, cfg->src_collation, d,
 									 Int32GetDatum(cfg->size), entry->unit_datum,
 									 entry->weighting_datum);
+		else if (cfg->method == NDDUP_TRIGGER_SHINGLESET && cfg->filter != NULL)
+			*sig = FunctionCall2Coll(&entry->source_finfo, cfg->src_collation,
+									 PointerGetDatum(cfg->filter), d);
+		else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+			*sig = FunctionCall3Coll(&entry->source_finfo, cfg->src_collation, d,
+									 Int32GetDatum(cfg->size), entry->unit_datum);
 		else if (cfg->filter != NULL)
 			*sig = FunctionCall5Coll(&entry->source_finfo, cfg->src_collation,
 									 PointerGetDatum(cfg->filter), d, Int32GetDatum(cfg->k),
@@ -290,6 +303,10 @@ dedup_report(const DedupConfig *cfg, Relation rel, Trigger *trigger,
 		nearness = psprintf("at Hamming distance %d (radius %d)",
 							nddup_hamming(DatumGetSimhash64(sig), DatumGetSimhash64(res->sig)),
 							cfg->radius);
+	else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		nearness = psprintf("with %s %.3f (threshold %g)",
+							cfg->containment ? "containment" : "resemblance",
+							nddup_dedup_set_measure(cfg, sig, res->sig), cfg->threshold);
 	else
 		nearness = psprintf("with estimated resemblance %.3f (threshold %g)",
 							nddup_minhash_datum_resemblance(sig, res->sig),

@@ -46,7 +46,7 @@ typedef struct DedupConfig
 	char	   *weighting;		/* simhash */
 	int32		k;				/* minhash */
 	int32		radius;			/* simhash */
-	double		threshold;		/* minhash */
+	double		threshold;		/* minhash, shingleset */
 	double		verify;			/* verification threshold, or 0: none */
 	AttrNumber	verify_attno;	/* verify_column, or 0: the source text */
 	bool		verify_generated;	/* verify_column is STORED generated */
@@ -58,11 +58,16 @@ typedef struct DedupConfig
 	DedupVisibility visibility; /* resolved: CALLER or ALL */
 	/* objects of the extension */
 	Oid			ext_nsp;
-	Oid			sig_type;		/* simhash64 or minhash_sketch */
-	Oid			lookup_op;		/* <@ (simhash64, hamming_ball) or
-								 * <@ (minhash_sketch, minhash_query) */
-	Oid			source_func;	/* simhash(text, int, text, text) or
-								 * minhash(text, int, text, int, int, text) */
+	Oid			sig_type;		/* simhash64, minhash_sketch or shingleset */
+	Oid			lookup_op;		/* <@ (simhash64, hamming_ball),
+								 * <@ (minhash_sketch, minhash_query) or
+								 * <@ (shingleset, shingleset_query) */
+	const char *query_func;		/* ball, similar_to or containing: the
+								 * lookup's query */
+	bool		containment;	/* shingleset: measure=containment */
+	Oid			source_func;	/* simhash(text, int, text, text),
+								 * minhash(text, int, text, int, int, text)
+								 * or shingle_set(text, int, text) */
 	char	   *index_name;		/* an index serving the lookup, or NULL */
 	struct varlena *filter;		/* filter=: the shingle_filter, or NULL */
 	char	   *filter_sql;		/* filter=: "(SELECT column FROM table)" */
@@ -141,6 +146,11 @@ extern bool nddup_dedup_verify_value(DedupCacheEntry *entry, Relation rel,
 									 HeapTuple tuple, bool use_stored, Datum *value);
 extern void nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg,
 									const char *trigname);
+
+/* trigger_shingleset.c: lock keys and resemblance of method=shingleset */
+extern int	nddup_dedup_set_nkeys(const DedupConfig *cfg, Datum set);
+extern int	nddup_dedup_set_keys(const DedupConfig *cfg, Datum set, uint32 *keys);
+extern double nddup_dedup_set_measure(const DedupConfig *cfg, Datum a, Datum b);
 
 /* trigger_citus.c: the trigger on a Citus table */
 extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);

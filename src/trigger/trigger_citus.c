@@ -298,7 +298,7 @@ original_signature(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *sig)
 	*sig = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
 		return false;
-	if (cfg->method == NDDUP_TRIGGER_MINHASH)
+	if (cfg->method != NDDUP_TRIGGER_SIMHASH)
 		*sig = SPI_datumTransfer(*sig, false, -1);
 	return true;
 }
@@ -347,8 +347,7 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 					 idcol,
 					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 												RelationGetRelationName(rel)),
-					 fpexpr, nsp, nsp,
-					 cfg->method == NDDUP_TRIGGER_SIMHASH ? "ball" : "similar_to", idcol);
+					 fpexpr, nsp, nsp, cfg->query_func, idcol);
 	if (cfg->dup_attno)
 		appendStringInfo(&sql, " AND %s IS NULL", original_col(cfg, cfg->dup_attno));
 	if (cfg->scope_attno)

@@ -104,7 +104,7 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown nddup_dedup_trigger argument \"%s\"",
 							pnstrdup(args[err->arg], err->key_len)),
-					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, filter, id, duplicate_of, order, scope, action, lock and visibility.")));
+					 errhint("Valid keys are fingerprint, source, method, radius, threshold, size, unit, weighting, k, verify, verify_column, filter, measure, id, duplicate_of, order, scope, action, lock and visibility.")));
 			break;
 		case NDDUP_TRIGGER_DUPLICATE_KEY:
 			ereport(ERROR,
@@ -116,9 +116,29 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown near-duplicate method \"%s\"", value),
-					 errhint("Valid methods are simhash and minhash.")));
+					 errhint("Valid methods are simhash, minhash and shingleset.")));
 			break;
 		case NDDUP_TRIGGER_NOT_FOR_METHOD:
+			if (a->method == NDDUP_TRIGGER_SHINGLESET &&
+				(err->key == NDDUP_TK_VERIFY || err->key == NDDUP_TK_VERIFY_COLUMN))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= does not apply to method=shingleset", key),
+						 errdetail("method=shingleset compares exact shingle sets: every original it finds reaches the threshold, so there is nothing to verify.")));
+			if (err->key == NDDUP_TK_MEASURE)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= applies only to method=shingleset", key)));
+			if (a->method == NDDUP_TRIGGER_SHINGLESET && err->key == NDDUP_TK_K)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= applies only to method=minhash", key),
+						 errhint("method=shingleset stores exact sets: it takes size=, unit= and threshold=.")));
+			if (a->method == NDDUP_TRIGGER_SIMHASH && err->key != NDDUP_TK_K)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s= applies only to method=minhash and method=shingleset", key),
+						 errhint("method=simhash takes radius=.")));
 			if (a->method == NDDUP_TRIGGER_SIMHASH)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -127,7 +147,8 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s= applies only to method=simhash", key),
-					 errhint("method=minhash takes threshold=.")));
+					 errhint("method=%s takes threshold=.",
+							 a->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset")));
 			break;
 		case NDDUP_TRIGGER_INTEGER:
 			if (err->not_number)
@@ -211,6 +232,12 @@ dedup_args_error(const NddupTriggerError *err, char **args, const NddupTriggerAr
 					 errdetail("Each candidate is verified by the exact resemblance of the source texts, or of a stored shingleset or minhash_sketch column."),
 					 errhint("Add source=<text column>, or verify_column=<shingleset or minhash_sketch column>.")));
 			break;
+		case NDDUP_TRIGGER_MEASURE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid measure \"%s\"", value),
+					 errhint("Valid measures are jaccard (the resemblance of the two sets) and containment (the share of the new row's set in the original's).")));
+			break;
 		case NDDUP_TRIGGER_OK:
 			break;
 	}
@@ -238,8 +265,8 @@ dedup_const_text(Node *node, const char *value)
 
 /*
  * Is expr the call that computes the config's signature from the source:
- * simhash(source, size, unit, weighting), or minhash(source, k, 'oph', 0,
- * size, unit)?
+ * simhash(source, size, unit, weighting), minhash(source, k, 'oph', 0,
+ * size, unit) or shingle_set(source, size, unit)?
  */
 static bool
 dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
@@ -253,7 +280,8 @@ dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 	func = (FuncExpr *) expr;
 	args = func->args;
 	if (func->funcid != cfg->source_func ||
-		list_length(args) != (cfg->method == NDDUP_TRIGGER_SIMHASH ? 4 : 6))
+		list_length(args) != (cfg->method == NDDUP_TRIGGER_SIMHASH ? 4 :
+							  cfg->method == NDDUP_TRIGGER_SHINGLESET ? 3 : 6))
 		return false;
 	arg = linitial(args);
 	while (IsA(arg, RelabelType))
@@ -264,6 +292,9 @@ dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 		return dedup_const_int(lsecond(args), cfg->size) &&
 			dedup_const_text(lthird(args), cfg->unit) &&
 			dedup_const_text(lfourth(args), cfg->weighting);
+	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		return dedup_const_int(lsecond(args), cfg->size) &&
+			dedup_const_text(lthird(args), cfg->unit);
 	return dedup_const_int(lsecond(args), cfg->k) &&
 		dedup_const_text(lthird(args), "oph") &&
 		dedup_const_int(lfourth(args), 0) &&
@@ -278,20 +309,25 @@ dedup_is_source_expr(Node *expr, const DedupConfig *cfg)
 char *
 nddup_dedup_source_call(const DedupConfig *cfg, const char *column, bool qualified)
 {
-	const char *fname = cfg->method == NDDUP_TRIGGER_SIMHASH ? "simhash" : "minhash";
+	const char *fname = cfg->method == NDDUP_TRIGGER_SIMHASH ? "simhash" :
+		cfg->method == NDDUP_TRIGGER_SHINGLESET ? "shingle_set" : "minhash";
 
+	if (cfg->filter != NULL)
+		fname = cfg->method == NDDUP_TRIGGER_SHINGLESET ? "shingle_set_filtered" :
+			"minhash_filtered";
 	if (qualified)
 		fname = quote_qualified_identifier(get_namespace_name(cfg->ext_nsp), fname);
+	if (cfg->filter != NULL && cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		return psprintf("%s(%s, %s)", fname, cfg->filter_sql, column);
 	if (cfg->filter != NULL)
-	{
-		fname = qualified ? quote_qualified_identifier(get_namespace_name(cfg->ext_nsp),
-													   "minhash_filtered") : "minhash_filtered";
 		return psprintf("%s(%s, %s, %d, 'oph', 0)", fname, cfg->filter_sql, column, cfg->k);
-	}
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		return psprintf("%s(%s, %d, %s, %s)", fname, column, cfg->size,
 						quote_literal_cstr(cfg->unit),
 						quote_literal_cstr(cfg->weighting));
+	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		return psprintf("%s(%s, %d, %s)", fname, column, cfg->size,
+						quote_literal_cstr(cfg->unit));
 	return psprintf("%s(%s, %d, 'oph', 0, %d, %s)", fname, column, cfg->k,
 					cfg->size, quote_literal_cstr(cfg->unit));
 }
@@ -385,6 +421,34 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 	return found;
 }
 
+/* The signature type and the lookup's query type of each method. */
+static const char *const dedup_method_types[][2] = {
+	[NDDUP_TRIGGER_SIMHASH] = {"simhash64", "hamming_ball"},
+	[NDDUP_TRIGGER_MINHASH] = {"minhash_sketch", "minhash_query"},
+	[NDDUP_TRIGGER_SHINGLESET] = {"shingleset", "shingleset_query"},
+};
+
+/*
+ * The method when method= is not given: shingleset when the fingerprint=
+ * column is a shingleset, else simhash.
+ */
+static DedupMethod
+dedup_infer_method(Relation rel, const char *fingerprint, Oid ext_nsp)
+{
+	AttrNumber	attno;
+	Oid			settype;
+
+	if (fingerprint == NULL)
+		return NDDUP_TRIGGER_SIMHASH;
+	attno = get_attnum(RelationGetRelid(rel), fingerprint);
+	settype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("shingleset"),
+							  ObjectIdGetDatum(ext_nsp));
+	if (attno > 0 && OidIsValid(settype) &&
+		TupleDescAttr(RelationGetDescr(rel), attno - 1)->atttypid == settype)
+		return NDDUP_TRIGGER_SHINGLESET;
+	return NDDUP_TRIGGER_SIMHASH;
+}
+
 /* Check that a type can be sorted and compared for equality. */
 static void
 dedup_check_ordering(Relation rel, AttrNumber attno, const char *key)
@@ -437,15 +501,16 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	/* split key=value; method, and its objects in the extension's schema */
 	if (nddup_trigger_split(nargs, args, &a, &err) != NDDUP_TRIGGER_OK)
 		dedup_args_error(&err, args, &a);
+	if (values[NDDUP_TK_METHOD] == NULL)
+		a.method = dedup_infer_method(rel, values[NDDUP_TK_FINGERPRINT], ext_nsp);
 	cfg->method = a.method;
 	cfg->sig_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-									CStringGetDatum(cfg->method == NDDUP_TRIGGER_SIMHASH ?
-													"simhash64" : "minhash_sketch"),
+									CStringGetDatum(dedup_method_types[cfg->method][0]),
 									ObjectIdGetDatum(ext_nsp));
 	query_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								 CStringGetDatum(cfg->method == NDDUP_TRIGGER_SIMHASH ?
-												 "hamming_ball" : "minhash_query"),
+								 CStringGetDatum(dedup_method_types[cfg->method][1]),
 								 ObjectIdGetDatum(ext_nsp));
+	cfg->query_func = cfg->method == NDDUP_TRIGGER_SIMHASH ? "ball" : "similar_to";
 	if (!OidIsValid(cfg->sig_type) || !OidIsValid(query_type))
 		elog(ERROR, "types of extension nddup not found in schema \"%s\"", nspname);
 	cfg->lookup_op = OpernameGetOprid(list_make2(makeString(nspname), makeString("<@")),
@@ -461,6 +526,9 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		cfg->source_func = LookupFuncName(list_make2(makeString(nspname), makeString("simhash")),
 										  4, argtypes, false);
 	}
+	else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		cfg->source_func = LookupFuncName(list_make2(makeString(nspname), makeString("shingle_set")),
+										  3, argtypes, false);
 	else
 	{
 		argtypes[3] = INT4OID;
@@ -478,6 +546,9 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		dedup_args_error(&err, args, &a);
 	cfg->radius = a.radius;
 	cfg->threshold = a.threshold;
+	cfg->containment = a.containment;
+	if (cfg->containment)
+		cfg->query_func = "containing";
 	cfg->action = a.action;
 	cfg->lock = a.lock;
 
@@ -501,7 +572,7 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		att = TupleDescAttr(desc, cfg->fp_attno - 1);
 		if (att->atttypid != cfg->sig_type)
 			dedup_wrong_type(rel, cfg->fp_attno, "fingerprint",
-							 cfg->method == NDDUP_TRIGGER_SIMHASH ? "simhash64" : "minhash_sketch");
+							 dedup_method_types[cfg->method][0]);
 		cfg->fp_generated = (att->attgenerated == ATTRIBUTE_GENERATED_STORED);
 	}
 	if (values[NDDUP_TK_SOURCE] != NULL)
@@ -644,6 +715,11 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	if (cfg->src_attno && cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "source=%s size=%d unit=%s weighting=%s ",
 						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->weighting);
+	else if (cfg->src_attno && cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		appendStringInfo(&buf, "source=%s size=%d unit=%s %s%s%s",
+						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit,
+						 cfg->filter ? "filter=" : "",
+						 cfg->filter ? values[NDDUP_TK_FILTER] : "", cfg->filter ? " " : "");
 	else if (cfg->src_attno)
 		appendStringInfo(&buf, "source=%s size=%d unit=%s k=%d %s%s%s",
 						 values[NDDUP_TK_SOURCE], cfg->size, cfg->unit, cfg->k,
@@ -652,7 +728,10 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
 	else
-		appendStringInfo(&buf, "method=minhash threshold=%g id=%s", cfg->threshold, id_name);
+		appendStringInfo(&buf, "method=%s%s threshold=%g id=%s",
+						 cfg->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset",
+						 cfg->containment ? " measure=containment" : "",
+						 cfg->threshold, id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
 	appendStringInfo(&buf, " order=%s", values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name);

@@ -3,14 +3,16 @@
  * trigger_filter.c
  *	  The trigger's filter=<table>.<column> argument: the stored
  *	  shingle_filter through which method=minhash builds the sketch of
- *	  source= (docs/sketches.md#boilerplate-aware-sketches).
+ *	  source=, and method=shingleset its set
+ *	  (docs/sketches.md#boilerplate-aware-sketches).
  *
  * The table holds one row; its filter is read when the trigger's settings
  * are read (the first call in a session, and after any change to the
  * table that fires it) and kept with them.  The sketch is
- * minhash_filtered(filter, source, k, 'oph', 0), stored in the
- * fingerprint= column: an index expression cannot read another table, so
- * the index is on that column.
+ * minhash_filtered(filter, source, k, 'oph', 0) (the set
+ * shingle_set_filtered(filter, source)), stored in the fingerprint=
+ * column: an index expression cannot read another table, so the index is
+ * on that column.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,7 +53,7 @@ nddup_dedup_load_filter(DedupConfig *cfg, const char *spec, const char *size_arg
 	bool		isnull;
 	int			rc;
 
-	if (cfg->method != NDDUP_TRIGGER_MINHASH)
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		elog(ERROR, "filter= reached the trigger's settings with method=simhash");
 	if (dot == NULL || dot == spec || dot[1] == '\0')
 		ereport(ERROR,
@@ -63,6 +65,8 @@ nddup_dedup_load_filter(DedupConfig *cfg, const char *spec, const char *size_arg
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("filter= needs a fingerprint= column that is not generated"),
 				 errdetail("An index expression or a generation expression cannot read the filter's table."),
+				 cfg->method == NDDUP_TRIGGER_SHINGLESET ?
+				 errhint("Add a shingleset column, name it in fingerprint=, and index it: CREATE INDEX ON t USING gin (fp shingleset_ops).") :
 				 errhint("Add a minhash_sketch column, name it in fingerprint=, and index it: CREATE INDEX ON t USING gin (fp minhash_lsh_ops).")));
 	colname = pstrdup(dot + 1);
 	names = textToQualifiedNameList(cstring_to_text_with_len(spec, dot - spec));
@@ -115,7 +119,12 @@ nddup_dedup_load_filter(DedupConfig *cfg, const char *spec, const char *size_arg
 	cfg->size = f->size;
 	cfg->unit = pstrdup(nddup_unit_names[f->unit]);
 	argtypes[0] = filter_type;
-	cfg->source_func = LookupFuncName(list_make2(makeString(pstrdup(nspname)),
-												 makeString("minhash_filtered")),
-									  5, argtypes, false);
+	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		cfg->source_func = LookupFuncName(list_make2(makeString(pstrdup(nspname)),
+													 makeString("shingle_set_filtered")),
+										  2, argtypes, false);
+	else
+		cfg->source_func = LookupFuncName(list_make2(makeString(pstrdup(nspname)),
+													 makeString("minhash_filtered")),
+										  5, argtypes, false);
 }

@@ -6,7 +6,8 @@
  *
  * method=minhash: band keys of the sketch, chosen so that any two sketches
  * whose estimate reaches the threshold share one; each is locked
- * exclusively.
+ * exclusively.  method=shingleset: likewise the keys of the set's prefix
+ * hashes (src/trigger/trigger_shingleset.c).
  *
  * method=simhash: the fingerprint is cut into m blocks and each block b
  * gets a probe radius rho_b, so that any two fingerprints within the
@@ -56,6 +57,12 @@
  * not fill the shared lock table.
  */
 #define NDDUP_LOCK_ESCALATE		512
+
+/*
+ * Most prefix keys (method=shingleset, src/trigger/trigger_shingleset.c)
+ * one row takes; a row with more takes the table key in exclusive mode.
+ */
+#define NDDUP_LOCK_SET_MAX_KEYS	256
 
 /* Lock key of the sketches of documents without shingles (method=minhash). */
 #define NDDUP_EMPTY_SKETCH_KEY	0x454D5054	/* "EMPT" */
@@ -290,7 +297,8 @@ probe_keys(const DedupConfig *cfg, const LockGeometry *g, const Datum *sigs,
  * the hash of the signature's scope value, so rows of different scopes do
  * not wait for each other.  lock=table takes the table key in exclusive
  * mode instead, which conflicts with everything the block mode takes; so
- * does a transaction that has taken NDDUP_LOCK_ESCALATE block keys.
+ * does a transaction that has taken NDDUP_LOCK_ESCALATE block keys, and a
+ * row whose set prefixes need more than NDDUP_LOCK_SET_MAX_KEYS keys.
  */
 void
 nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes, int nsigs)
@@ -307,8 +315,13 @@ nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes
 		entry->lock_lxid = NDDUP_MY_LXID;
 		entry->nkeys = 0;
 	}
+	/* a long prefix would fill the lock table: serialize on the table */
+	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+		for (int f = 0; f < nsigs; f++)
+			nkeys += nddup_dedup_set_nkeys(cfg, sigs[f]);
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, cfg->relid, 0, NDDUP_LOCK_TABLE);
-	if (cfg->lock == NDDUP_TRIGGER_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE)
+	if (cfg->lock == NDDUP_TRIGGER_LOCK_TABLE || entry->nkeys >= NDDUP_LOCK_ESCALATE ||
+		nkeys > NDDUP_LOCK_SET_MAX_KEYS)
 	{
 		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 		return;
@@ -318,14 +331,22 @@ nddup_dedup_lock(DedupCacheEntry *entry, const Datum *sigs, const uint32 *scopes
 	memset(&g, 0, sizeof(g));
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
 		lock_geometry(cfg->radius, &g);
-	keys = palloc(sizeof(uint32) * nsigs *
-				  (cfg->method == NDDUP_TRIGGER_SIMHASH ? g.nblocks : NDDUP_MINHASH_MAX_K));
+	if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+	{
+		keys = palloc(sizeof(uint32) * Max(nkeys, 1));
+		nkeys = 0;
+	}
+	else
+		keys = palloc(sizeof(uint32) * nsigs *
+					  (cfg->method == NDDUP_TRIGGER_SIMHASH ? g.nblocks : NDDUP_MINHASH_MAX_K));
 	for (int f = 0; f < nsigs; f++)
 	{
 		int			first = nkeys;
 
 		if (cfg->method == NDDUP_TRIGGER_MINHASH)
 			nkeys += dedup_band_keys(cfg, sigs[f], keys + nkeys);
+		else if (cfg->method == NDDUP_TRIGGER_SHINGLESET)
+			nkeys += nddup_dedup_set_keys(cfg, sigs[f], keys + nkeys);
 		else
 			for (int b = 0; b < g.nblocks; b++)
 				keys[nkeys++] = block_key(&g, b, block_value(&g, DatumGetSimhash64(sigs[f]), b));

@@ -78,7 +78,8 @@ dedup_id_equals(const DedupConfig *cfg)
  *
  *	SELECT t.id, <fp> FROM ONLY <table> t
  *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
- *	   (method=minhash: ext.similar_to($1, $2), $2 the threshold)
+ *	   (method=minhash or shingleset: ext.similar_to($1, $2), $2 the
+ *	   threshold)
  *	   AND t.duplicate_of IS NULL [AND t.scope = $3]
  *	   [AND ext.similar(<verification value>, $n, $n+1)]
  *	   [AND t.ctid OPERATOR(pg_catalog.<>) $last]
@@ -112,18 +113,27 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 {
 	const DedupConfig *cfg = &entry->config;
 	bool		caller = (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER);
-	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
-	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-												   RelationGetRelationName(rel));
+	const char *nsp;
+	const char *table;
 	char	   *fpexpr;
-	char	   *id = dedup_col(cfg, cfg->id_attno);
-	char	   *dup = cfg->dup_attno ? dedup_col(cfg, cfg->dup_attno) : NULL;
+	char	   *id;
+	char	   *dup;
 	StringInfoData base;
 	StringInfoData tail;
 	char	   *sql;
 	Oid			argtypes[6];
 	int			nargs = 2;
 
+	/* prepared by an earlier row: nothing to build */
+	if (entry->lookup_insert && entry->lookup_update &&
+		(!caller || entry->lock_original) && (!cfg->dup_attno || entry->repoint) &&
+		(!caller || !cfg->dup_attno || entry->dependents))
+		return;
+	nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
+	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+									   RelationGetRelationName(rel));
+	id = dedup_col(cfg, cfg->id_attno);
+	dup = cfg->dup_attno ? dedup_col(cfg, cfg->dup_attno) : NULL;
 	if (cfg->fp_attno)
 		fpexpr = dedup_col(cfg, cfg->fp_attno);
 	else
@@ -134,8 +144,7 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	initStringInfo(&base);
 	appendStringInfo(&base,
 					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
-					 id, fpexpr, table, fpexpr, nsp, nsp,
-					 cfg->method == NDDUP_TRIGGER_SIMHASH ? "ball" : "similar_to", id);
+					 id, fpexpr, table, fpexpr, nsp, nsp, cfg->query_func, id);
 	if (dup)
 		appendStringInfo(&base, " AND %s IS NULL", dup);
 	if (cfg->scope_attno)
@@ -211,7 +220,7 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
 	res->id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	res->id = SPI_datumTransfer(res->id, cfg->id_typbyval, cfg->id_typlen);
 	res->sig = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-	if (cfg->method == NDDUP_TRIGGER_MINHASH)
+	if (cfg->method != NDDUP_TRIGGER_SIMHASH)
 		res->sig = SPI_datumTransfer(res->sig, false, -1);
 }
 

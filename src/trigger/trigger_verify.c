@@ -254,6 +254,6 @@ nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg, const char *trigna
 		psprintf("trigger arguments for table \"%s\"", RelationGetRelationName(rel));
 	nddup_warn_chance_pairs(subject, rows, cfg->radius, verify_source_width(cfg),
 							cfg->src_attno ?
-							"Add verify=0.3 to confirm each candidate by the exact resemblance of the texts, or use method=minhash (with verify=)." :
-							"Add verify_column=<a shingleset or minhash_sketch column> to confirm each candidate, or use method=minhash.");
+							"Add verify=0.3 to confirm each candidate by the exact resemblance of the texts, or use method=shingleset (exact resemblance, no candidates)." :
+							"Add verify_column=<a shingleset or minhash_sketch column> to confirm each candidate, or use method=shingleset.");
 }

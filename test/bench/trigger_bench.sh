@@ -23,9 +23,13 @@
 # sketches (test/bench/trigger_minhash.sql: copies change about 5 of the 128
 # values), method=minhash at each threshold of --thresholds, an LSH index
 # designed for that threshold, and the checks of trigger_minhash_check.sql.
+# --method shingleset: synthetic texts of 20 words (copies replace one word,
+# test/bench/trigger_shingleset.sql), their exact shingle sets in a column,
+# method=shingleset at each threshold (default "0.5 0.3"), the shingleset_ops
+# index, and the checks of trigger_minhash_check.sql on the set column.
 #
 # Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
-#            [--method simhash|minhash] [--thresholds "0.8 0.5"] [--index hamming|gin]
+#            [--method simhash|minhash|shingleset] [--thresholds "0.8 0.5"] [--index hamming|gin]
 #            [--tx1 2000] [--tx8 4000] [--stress-tx 20000] [--no-install]
 set -euo pipefail
 
@@ -39,7 +43,7 @@ STRESS_TX=20000
 HOT=1000
 INSTALL=1
 METHOD=simhash
-THRESHOLDS="0.8 0.5"
+THRESHOLDS=
 INDEX=hamming
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+[ -n "$THRESHOLDS" ] || THRESHOLDS=$([ "$METHOD" = shingleset ] && echo "0.5 0.3" || echo "0.8 0.5")
 [ "$INSTALL" = 1 ] && build_and_install
 make_workdir
 trap stop_instance EXIT
@@ -87,14 +92,14 @@ max_wal_size = 4GB
 $(instance_settings)
 CONF
 as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
-cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check}.sql "$WORKDIR/"
+cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check,shingleset}.sql "$WORKDIR/"
 chmod 644 "$WORKDIR"/*.sql
 
 q() { pg_sql -At -F ' ' "$@"; }
 
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; method $METHOD; index $([ "$METHOD" = minhash ] && echo "GIN minhash_lsh_ops, fastupdate=off" || echo "$INDEX")"
+echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; method $METHOD; index $(case $METHOD in minhash) echo "GIN minhash_lsh_ops, fastupdate=off" ;; shingleset) echo "GIN shingleset_ops, fastupdate=off" ;; *) echo "$INDEX" ;; esac)"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
 
 # The method's table, stored rows, index, stream, checks and parameters.
@@ -120,6 +125,25 @@ SQL
 	CHECK=trigger_minhash_check.sql
 	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (mh minhash_lsh_ops (threshold = $1)) WITH (fastupdate = off)"; }
 	trigger_args() { echo "'fingerprint=mh', 'method=minhash', 'threshold=$1', 'lock=$2'"; }
+elif [ "$METHOD" = shingleset ]; then
+	# the synthetic text of key k: 20 words, about m of them (chosen by
+	# salt) replaced
+	q >/dev/null <<'SQL'
+CREATE FUNCTION bench_text(key bigint, m int, salt bigint) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT string_agg(CASE WHEN m > 0 AND i = 1 + (hashint8extended(salt, 7) & 1048575) % 20
+					   THEN 'x' || (hashint8extended(salt, i) & 1048575)
+					   ELSE 'w' || (hashint8extended(key, i) & 1048575) END, ' ' ORDER BY i)
+FROM generate_series(1, 20) i
+$$;
+SQL
+	PARAMS=$THRESHOLDS
+	SIG_COLUMN="ss shingleset"
+	SIG_VALUE="shingle_set(bench_text(i, 0, 0))"
+	STREAM=trigger_shingleset.sql
+	CHECK=trigger_minhash_check.sql
+	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (ss shingleset_ops) WITH (fastupdate = off)"; }
+	trigger_args() { echo "'fingerprint=ss', 'method=shingleset', 'threshold=$1', 'lock=$2'"; }
 else
 	PARAMS=$RADII
 	SIG_COLUMN="fp simhash64"
@@ -178,11 +202,11 @@ reset_table() {
 }
 
 check() {
-	pg_sql -v n="$1" -v r="$2" -f "$WORKDIR/$CHECK" -P footer=off | sed 's/^/    /'
+	pg_sql -v n="$1" -v r="$2" -v col="${SIG_COLUMN%% *}" -f "$WORKDIR/$CHECK" -P footer=off | sed 's/^/    /'
 }
 
 # the parameter's label in the output: radius r or threshold t
-label_of() { if [ "$METHOD" = minhash ]; then echo "threshold $1"; else echo "radius $1"; fi; }
+label_of() { if [ "$METHOD" != simhash ]; then echo "threshold $1"; else echo "radius $1"; fi; }
 
 # run_trigger n clients tx param lock plain_tps plain_p50 plain_p99
 run_trigger() {

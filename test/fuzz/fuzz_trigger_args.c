@@ -135,6 +135,7 @@ check_rejection(const NddupTriggerArgs *a, NddupTriggerCode code, const NddupTri
 		case NDDUP_TRIGGER_ACTION:
 		case NDDUP_TRIGGER_LOCK:
 		case NDDUP_TRIGGER_VISIBILITY:
+		case NDDUP_TRIGGER_MEASURE:
 		case NDDUP_TRIGGER_NOT_FOR_METHOD:
 			CHECK(value != NULL, "code %d names key %s, which is not given", (int) code,
 				  nddup_trigger_keys[err->key]);
@@ -221,7 +222,7 @@ same_result(const NddupTriggerArgs *a, const NddupTriggerArgs *b)
 		(a->method == NDDUP_TRIGGER_SIMHASH ? a->radius == b->radius :
 		 memcmp(&a->threshold, &b->threshold, sizeof(double)) == 0) &&
 		a->size == b->size && a->k == b->k && strcmp(a->unit, b->unit) == 0 &&
-		strcmp(a->weighting, b->weighting) == 0 &&
+		strcmp(a->weighting, b->weighting) == 0 && a->containment == b->containment &&
 		memcmp(&a->verify, &b->verify, sizeof(double)) == 0;
 }
 
@@ -241,13 +242,17 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 		nddup_buf_printf(out, "method=simhash\nradius=%d\n", (int) a->radius);
 	else
-		nddup_buf_printf(out, "method=minhash\nthreshold=%.17g\n", a->threshold);
+		nddup_buf_printf(out, "method=%s\nthreshold=%.17g\n",
+						 a->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset",
+						 a->threshold);
 	nddup_buf_printf(out, "action=%s\nlock=%s",
 					 a->action == NDDUP_TRIGGER_MARK ? "mark" :
 					 a->action == NDDUP_TRIGGER_SKIP ? "skip" : "error",
 					 a->lock == NDDUP_TRIGGER_LOCK_BLOCKS ? "blocks" : "table");
 	if (a->verify > 0.0)
 		nddup_buf_printf(out, "\nverify=%.17g", a->verify);
+	if (a->containment)
+		nddup_buf_printf(out, "\nmeasure=containment");
 	if (a->visibility != NDDUP_TRIGGER_VISIBILITY_UNSET)
 		nddup_buf_printf(out, "\nvisibility=%s",
 						 a->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER ? "caller" : "all");
@@ -256,7 +261,7 @@ canonical(const NddupTriggerArgs *a, NddupBuf *out)
 	nddup_buf_printf(out, "\nsize=%d\nunit=%s", (int) a->size, a->unit);
 	if (a->method == NDDUP_TRIGGER_SIMHASH)
 		nddup_buf_printf(out, "\nweighting=%s", a->weighting);
-	else
+	else if (a->method == NDDUP_TRIGGER_MINHASH)
 		nddup_buf_printf(out, "\nk=%d", (int) a->k);
 }
 

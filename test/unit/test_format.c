@@ -672,6 +672,23 @@ test_trigger_args(void)
 		  a.radius == 7, "strtol syntax: spaces and a sign");
 	CHECK(trigger_args(ARGS("fingerprint=fp", "method=minhash", "threshold=1"), &a, &err) ==
 		  NDDUP_TRIGGER_OK && a.threshold == 1.0 && a.size == 3, "threshold 1, minhash size 3");
+	CHECK(trigger_args(ARGS("source=body", "method=ShingleSet", "threshold=0.4", "size=2"), &a,
+						&err) == NDDUP_TRIGGER_OK && a.method == NDDUP_TRIGGER_SHINGLESET &&
+		  a.threshold == 0.4 && a.size == 2 && a.verify == 0.0, "shingleset settings");
+	check_trigger_error(ARGS("source=body", "method=shingleset", "verify=0.3"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_VERIFY);
+	check_trigger_error(ARGS("source=body", "method=shingleset", "k=64"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_K);
+	check_trigger_error(ARGS("source=body", "method=shingleset", "radius=3"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_RADIUS);
+	CHECK(trigger_args(ARGS("source=body", "method=shingleset", "Measure=Containment"), &a,
+					   &err) == NDDUP_TRIGGER_OK && a.containment, "measure=containment");
+	check_trigger_error(ARGS("source=body", "method=shingleset", "measure=cosine"),
+						NDDUP_TRIGGER_MEASURE, NDDUP_TK_MEASURE);
+	check_trigger_error(ARGS("source=body", "method=minhash", "measure=jaccard"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
+	check_trigger_error(ARGS("source=body", "measure=jaccard"),
+						NDDUP_TRIGGER_NOT_FOR_METHOD, NDDUP_TK_MEASURE);
 
 	CHECK(trigger_args(ARGS("fingerprint=fp", "bogus"), &a, &err) == NDDUP_TRIGGER_NOT_KEY_VALUE &&
 		  err.arg == 1, "bogus: NOT_KEY_VALUE, argument 1");
