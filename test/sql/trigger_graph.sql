@@ -189,14 +189,14 @@ SELECT pg_temp.graph_triggers('gr', 'fp', $$'fingerprint=fp', 'radius=3', 'visib
 INSERT INTO gr VALUES (1, '0000000000000000', NULL, 'a'), (2, '0000000000000001', NULL, 'a'),
 	(3, '0000000000000003', NULL, 'b'), (4, '0000000000000007', NULL, 'a');
 ALTER TABLE gr ENABLE ROW LEVEL SECURITY;
-CREATE ROLE graph_site_a;
-GRANT SELECT, DELETE ON gr TO graph_site_a;
+CREATE ROLE regress_graph_site_a;
+GRANT SELECT, DELETE ON gr TO regress_graph_site_a;
 CREATE POLICY site_a ON gr USING (site = 'a');
-SET ROLE graph_site_a;
+SET ROLE regress_graph_site_a;
 DELETE FROM gr WHERE id = 1;
 RESET ROLE;
 -- 2 becomes the original, 4 points at it; 3, which the role may not read,
 -- is left pointing at the deleted row
 SELECT id, duplicate_of, site FROM gr ORDER BY id;
 DROP TABLE gr;
-DROP ROLE graph_site_a;
+DROP ROLE regress_graph_site_a;
