@@ -181,6 +181,20 @@ UPDATE gm SET body = graph_doc(id + 40, 0) WHERE duplicate_of IS NULL;
 SELECT id, created, duplicate_of FROM gm ORDER BY created, id;
 SELECT * FROM pg_temp.graph_check('gm', :mpred);
 
+-- scope=: the duplicates are judged again within their scope only; the
+-- AFTER trigger covers the BEFORE trigger's UPDATE OF columns
+CREATE TABLE gsc (id int PRIMARY KEY, site text, fp simhash64, duplicate_of int);
+CREATE INDEX ON gsc USING hamming (fp) WHERE duplicate_of IS NULL;
+SELECT pg_temp.graph_triggers('gsc', 'fp, site', $$'fingerprint=fp', 'radius=3', 'scope=site'$$);
+-- 1 and 2 are originals of sites a and b; 3 and 4 duplicates of 1
+INSERT INTO gsc VALUES (1, 'a', '0000000000000000'), (2, 'b', '0000000000000001'),
+	(3, 'a', '0000000000000003'), (4, 'a', '0000000000000007');
+DELETE FROM gsc WHERE id = 1;	-- 3 becomes the original of site a, not a copy of 2
+SELECT id, site, duplicate_of FROM gsc ORDER BY id;
+UPDATE gsc SET site = 'b' WHERE id = 3;	-- 3 moves to site b (a copy of 2); 4 is judged again
+SELECT id, site, duplicate_of FROM gsc ORDER BY id;
+DROP TABLE gsc;
+
 -- 3. visibility=caller: a role that may read some rows only judges again
 -- only the duplicates it may read, against the originals it may read
 CREATE TABLE gr (id int PRIMARY KEY, fp simhash64, duplicate_of int, site text);
