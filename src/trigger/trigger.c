@@ -126,6 +126,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 										   ALLOCSET_SMALL_SIZES);
 		entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
 		entry->lock_original = entry->dependents = NULL;
+		memset(entry->graph, 0, sizeof(entry->graph));
 		entry->lock_lxid = InvalidLocalTransactionId;
 		entry->nkeys = 0;
 		memset(&entry->config, 0, sizeof(entry->config));
@@ -146,6 +147,7 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		SPI_freeplan(entry->dependents);
 	entry->lookup_insert = entry->lookup_update = entry->repoint = NULL;
 	entry->lock_original = entry->dependents = NULL;
+	nddup_dedup_graph_free(entry);
 	MemoryContextReset(entry->cxt);
 	memset(&entry->config, 0, sizeof(entry->config));
 
@@ -451,7 +453,9 @@ dedup_judge(DedupCacheEntry *entry, TriggerData *td)
 
 		nddup_dedup_lookup(entry, rel, fp, scope, has_verify ? &verify : NULL,
 						   is_update ? &oldtuple->t_self : NULL, &res);
-		if (res.found && cfg->action == NDDUP_TRIGGER_MARK && old_original)
+		/* with an AFTER UPDATE trigger the duplicates are judged again there */
+		if (res.found && cfg->action == NDDUP_TRIGGER_MARK && old_original &&
+			!nddup_dedup_graph_present(rel, td->tg_trigger))
 		{
 			Datum		oldid = heap_getattr(oldtuple, cfg->id_attno, desc, &isnull);
 
@@ -480,8 +484,54 @@ done:
 }
 
 /*
+ * The judged values of a stored row (its stored fingerprint, scope and
+ * verification value); false when the row is not judged (no signature or
+ * no scope value).
+ */
+bool
+nddup_dedup_row_values(DedupCacheEntry *entry, Relation rel, HeapTuple tuple,
+					   DedupRowValues *v)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	v->has_verify = false;
+	v->verify = (Datum) 0;
+	if (!dedup_row_sig(entry, tuple, desc, true, &v->sig) ||
+		!dedup_row_scope(entry, tuple, desc, &v->scope, &v->scope_hash))
+		return false;
+	if (entry->config.verify > 0.0)
+		v->has_verify = nddup_dedup_verify_value(entry, rel, tuple, true, &v->verify);
+	return true;
+}
+
+/* Are two stored rows judged by the same values (an UPDATE changed none)? */
+bool
+nddup_dedup_same_values(DedupCacheEntry *entry, Relation rel, HeapTuple a, HeapTuple b)
+{
+	const DedupConfig *cfg = &entry->config;
+	DedupRowValues va;
+	DedupRowValues vb;
+	bool		has_a = nddup_dedup_row_values(entry, rel, a, &va);
+	bool		has_b = nddup_dedup_row_values(entry, rel, b, &vb);
+
+	if (has_a != has_b)
+		return false;
+	if (!has_a)
+		return true;
+	if (cfg->scope_attno &&
+		!datumIsEqual(va.scope, vb.scope,
+					  TupleDescAttr(RelationGetDescr(rel), cfg->scope_attno - 1)->attbyval,
+					  TupleDescAttr(RelationGetDescr(rel), cfg->scope_attno - 1)->attlen))
+		return false;
+	return dedup_sig_equal(cfg, va.sig, vb.sig) &&
+		dedup_verify_unchanged(entry, rel, a, vb.has_verify, vb.verify);
+}
+
+/*
  * nddup_dedup_trigger(key=value, ...): BEFORE INSERT OR UPDATE row trigger
- * that marks, skips or rejects near-duplicates of existing originals.
+ * that marks, skips or rejects near-duplicates of existing originals; fired
+ * AFTER DELETE OR UPDATE, it judges again the duplicates of an original that
+ * was deleted or changed (trigger_graph.c).
  */
 Datum
 nddup_dedup_trigger(PG_FUNCTION_ARGS)
@@ -494,6 +544,23 @@ nddup_dedup_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("nddup_dedup_trigger() was not called by the trigger manager")));
+	/* AFTER DELETE OR UPDATE: judge the duplicates of a changed original */
+	if (nddup_dedup_graph_form(td->tg_trigger->tgtype))
+	{
+		entry = dedup_get_entry(td->tg_trigger, td->tg_relation,
+								get_func_namespace(fcinfo->flinfo->fn_oid));
+		entry->busy++;
+		PG_TRY();
+		{
+			nddup_dedup_graph_fire(entry, td);
+		}
+		PG_FINALLY();
+		{
+			entry->busy--;
+		}
+		PG_END_TRY();
+		return PointerGetDatum(NULL);
+	}
 	if (!TRIGGER_FIRED_BEFORE(td->tg_event))
 		nddup_dedup_check_tgtype(td->tg_trigger->tgtype, td->tg_trigger->tgname);
 	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
@@ -563,11 +630,15 @@ nddup_check_trigger(PG_FUNCTION_ARGS)
 
 			if (trigger->tgfoid != trigfunc)
 				continue;
-			nddup_dedup_check_tgtype(trigger->tgtype, trigger->tgname);
+			if (!nddup_dedup_graph_form(trigger->tgtype))
+				nddup_dedup_check_tgtype(trigger->tgtype, trigger->tgname);
 			nddup_dedup_parse_args(rel, trigger->tgnargs, trigger->tgargs, ext_nsp,
 							 trigger->tgname, &cfg);
 			nddup_dedup_citus_check(rel, &cfg);
-			nddup_dedup_warn_unsafe(rel, &cfg, trigger->tgname);
+			if (nddup_dedup_graph_form(trigger->tgtype))
+				nddup_dedup_graph_check(rel, trigger, &cfg);
+			else
+				nddup_dedup_warn_unsafe(rel, &cfg, trigger->tgname);
 			line[0] = CStringGetTextDatum(trigger->tgname);
 			line[1] = CStringGetTextDatum(cfg.settings);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, line, null);

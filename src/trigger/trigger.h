@@ -76,6 +76,9 @@ typedef struct DedupConfig
 	char	   *settings;		/* normalized arguments, for messages */
 } DedupConfig;
 
+/* Statements of the repair of the duplicate graph (trigger_graph.c). */
+#define NDDUP_GRAPH_NPLANS		3
+
 /* Per-trigger state cached for the session, keyed by the trigger's oid. */
 typedef struct DedupCacheEntry
 {
@@ -96,6 +99,7 @@ typedef struct DedupCacheEntry
 	SPIPlanPtr	repoint;		/* re-point the duplicates of a row */
 	SPIPlanPtr	lock_original;	/* visibility=caller: lock the original */
 	SPIPlanPtr	dependents;		/* visibility=caller: duplicates of a row */
+	SPIPlanPtr	graph[NDDUP_GRAPH_NPLANS];	/* the repair (trigger_graph.c) */
 	LocalTransactionId lock_lxid;	/* transaction that nkeys counts */
 	int			nkeys;			/* block keys it took */
 } DedupCacheEntry;
@@ -107,6 +111,22 @@ typedef struct DedupFound
 	Datum		id;				/* in the caller's context */
 	Datum		sig;			/* the original's signature, likewise */
 } DedupFound;
+
+/* The values a stored row is judged by (nddup_dedup_row_values). */
+typedef struct DedupRowValues
+{
+	Datum		sig;			/* signature */
+	Datum		scope;			/* scope value, or 0 without scope= */
+	uint32		scope_hash;		/* its part of the lock keys */
+	bool		has_verify;		/* verify=: the row has a verification value */
+	Datum		verify;
+} DedupRowValues;
+
+/* trigger.c: the judged values of stored rows */
+extern bool nddup_dedup_row_values(DedupCacheEntry *entry, Relation rel,
+								   HeapTuple tuple, DedupRowValues *v);
+extern bool nddup_dedup_same_values(DedupCacheEntry *entry, Relation rel,
+									HeapTuple a, HeapTuple b);
 
 /* trigger_config.c: the arguments, checked against the table */
 extern void nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
@@ -151,6 +171,14 @@ extern void nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg,
 extern int	nddup_dedup_set_nkeys(const DedupConfig *cfg, Datum set);
 extern int	nddup_dedup_set_keys(const DedupConfig *cfg, Datum set, uint32 *keys);
 extern double nddup_dedup_set_measure(const DedupConfig *cfg, Datum a, Datum b);
+
+/* trigger_graph.c: the graph kept true through DELETE and UPDATE */
+extern bool nddup_dedup_graph_form(int16 tgtype);
+extern void nddup_dedup_graph_check(Relation rel, Trigger *trigger,
+									const DedupConfig *cfg);
+extern bool nddup_dedup_graph_present(Relation rel, Trigger *before);
+extern void nddup_dedup_graph_fire(DedupCacheEntry *entry, TriggerData *td);
+extern void nddup_dedup_graph_free(DedupCacheEntry *entry);
 
 /* trigger_citus.c: the trigger on a Citus table */
 extern void nddup_dedup_citus_check(Relation rel, const DedupConfig *cfg);
