@@ -12,7 +12,7 @@
 -- its stratum); the threshold maximising F1 is where the fitted probability equals half the best
 -- F1 (the optimal rule for F1 on a calibrated probability).  Uncertainty: a stratified bootstrap
 -- of the judged pairs.  nddup_decide() / nddup_decision() keep the chosen method, threshold and
--- filter with the table in nddup_decisions (dumped b_y pg_dump; only a table's owner may change its
+-- filter with the table in nddup_decisions (dumped by pg_dump; only a table's owner may change its
 -- row).
 
 -- the kind of a column for resemblance: minhash, shingleset, text, simhash64 (NULL: none of them)
@@ -38,16 +38,25 @@ COMMENT ON FUNCTION @extschema@.nddup_column_kind(regclass, name)
 
 CREATE FUNCTION @extschema@.nddup_pairs_to_judge(rel regclass, id_column name, column_name name,
 		n integer DEFAULT 100, seed integer DEFAULT 0, floor float8 DEFAULT 0.1,
-		strata integer DEFAULT 18)
+		strata integer DEFAULT 18, judged regclass DEFAULT NULL)
 	RETURNS TABLE (a_id bigint, b_id bigint, similarity float8, stratum integer, stratum_pairs bigint,
 		weight float8)
-	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
 	kind text;
 	pairs_sql text;
+	taken_sql text := 'false';
+	m_h integer[];		-- judged so far (a second round): pairs proposed, judged, duplicates
+	j_h integer[];
+	k_h integer[];
+	gain float8;
+	best_gain float8;
+	pick integer;
+	pq float8;
+	avail integer[];
 	width float8;
 	counts bigint[];
 	alloc integer[];
@@ -62,7 +71,10 @@ DECLARE
 	c_np bigint[];
 	c_r bigint[];
 BEGIN
-	IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
+	IF rel IS NULL OR id_column IS NULL OR column_name IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL
+			OR strata IS NULL THEN
+		RETURN;
+	ELSIF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
 		RAISE EXCEPTION 'relation with OID % does not exist', rel::oid USING ERRCODE = '42P01';
 	END IF;
 	IF @extschema@.nddup_column_kind(rel, id_column) IS NOT NULL OR NOT EXISTS (SELECT FROM pg_attribute a
@@ -75,14 +87,14 @@ BEGIN
 		RAISE EXCEPTION 'column "%" of relation "%" is not a minhash_sketch, shingleset or text column',
 				column_name, rel
 			USING ERRCODE = '42804',
-				HINT = 'Pass the column of min-hash sketches or shingle sets the duplicates are found b_y, or the text (exact Jaccard of its shingle sets).';
+				HINT = 'Pass the column of min-hash sketches or shingle sets the duplicates are found by, or the text (exact Jaccard of its shingle sets).';
 	END IF;
 	IF n < 1 OR n > 100000 THEN
 		RAISE EXCEPTION 'number of pairs % is out of range', n USING ERRCODE = '22023',
 			HINT = 'Ask for 1 to 100,000 pairs (30 to 200 are a person''s work).';
 	ELSIF floor <= 0 OR floor >= 1 OR floor <> floor THEN
 		RAISE EXCEPTION 'floor % is out of range', floor USING ERRCODE = '22023',
-			HINT = 'The lowest resemblance proposed is between 0 and 1 (0.1 b_y default).';
+			HINT = 'The lowest resemblance proposed is between 0 and 1 (0.1 by default).';
 	ELSIF strata < 1 OR strata > 1000 THEN
 		RAISE EXCEPTION 'number of strata % is out of range', strata USING ERRCODE = '22023';
 	END IF;
@@ -99,50 +111,97 @@ BEGIN
 			format('SELECT %I::bigint, @extschema@.shingle_set(%I) FROM %s WHERE %I IS NOT NULL AND %I IS NOT NULL',
 				id_column, column_name, rel, id_column, column_name), floor) END;
 
-	-- one pass: each pair's stratum, the stratum's size and the pair's rank in a seeded order of
-	-- the stratum; only the first n of each stratum are kept (no stratum gets more)
+	-- one pass: each pair's stratum, the stratum's size and the rank in a seeded order of the
+	-- stratum of the pairs not proposed yet; only the first n of each stratum are kept (no
+	-- stratum gets more)
+	IF judged IS NOT NULL THEN
+		taken_sql := format('EXISTS (SELECT FROM %s j WHERE j.a_id = q.id1 AND j.b_id = q.id2)', judged);
+	END IF;
 	EXECUTE format('SELECT array_agg(id1 ORDER BY h, r), array_agg(id2 ORDER BY h, r), array_agg(s ORDER BY h, r), '
 		'array_agg(h ORDER BY h, r), array_agg(np ORDER BY h, r), array_agg(r ORDER BY h, r) FROM ('
-		'SELECT id1, id2, s, h, count(*) OVER w AS np, row_number() OVER (w ORDER BY '
+		'SELECT id1, id2, s, h, np, row_number() OVER (PARTITION BY h ORDER BY '
 		'pg_catalog.hashint8extended(id1, $1) # pg_catalog.hashint8extended(id2, $1 + 1), id1, id2) AS r '
+		'FROM (SELECT q.*, count(*) OVER (PARTITION BY h) AS np, %s AS taken '
 		'FROM (SELECT id1, id2, s, least($2 - 1, pg_catalog.floor((s - $3) / $4 + 1e-9))::integer AS h '
-		'FROM (%s) p(id1, id2, s)) q WINDOW w AS (PARTITION BY h)) x WHERE r <= $5', pairs_sql)
+		'FROM (%s) p(id1, id2, s)) q) t WHERE NOT taken) x WHERE r <= $5', taken_sql, pairs_sql)
 		INTO c_a, c_b, c_s, c_h, c_np, c_r
 		USING seed::bigint, strata, floor, width, n;
 	IF c_a IS NULL THEN
 		RETURN;
 	END IF;
 
-	-- the allocation: n spread evenly over the strata that have pairs (water-filling: a stratum
-	-- with fewer pairs than its share gives the rest to the others); what does not divide evenly
-	-- goes one pair each to strata in a seeded order
 	counts := array_fill(0::bigint, ARRAY[strata]);
 	FOR i IN 1 .. cardinality(c_h) LOOP
 		counts[c_h[i] + 1] := c_np[i];
 	END LOOP;
 	alloc := array_fill(0, ARRAY[strata]);
+	m_h := array_fill(0, ARRAY[strata]);
 	left_over := n;
-	SELECT count(*) INTO open_strata FROM unnest(counts) x WHERE x > 0;
-	FOR h IN SELECT g FROM generate_series(1, strata) g WHERE counts[g] > 0 ORDER BY counts[g], g LOOP
-		alloc[h] := least(counts[h], left_over / open_strata);
-		left_over := left_over - alloc[h];
-		open_strata := open_strata - 1;
-	END LOOP;
-	FOR h IN SELECT g FROM generate_series(1, strata) g WHERE alloc[g] < counts[g]
-			ORDER BY pg_catalog.hashint4extended(g, seed), g LOOP
-		EXIT WHEN left_over = 0;
-		alloc[h] := alloc[h] + 1;
-		left_over := left_over - 1;
-	END LOOP;
+	IF judged IS NULL THEN
+		-- a first round: n spread evenly over the strata that have pairs (water-filling: a
+		-- stratum with fewer pairs than its share gives the rest to the others); what does not
+		-- divide evenly goes one pair each to strata in a seeded order
+		SELECT count(*) INTO open_strata FROM unnest(counts) x WHERE x > 0;
+		FOR h IN SELECT g FROM generate_series(1, strata) g WHERE counts[g] > 0 ORDER BY counts[g], g LOOP
+			alloc[h] := least(counts[h], left_over / open_strata);
+			left_over := left_over - alloc[h];
+			open_strata := open_strata - 1;
+		END LOOP;
+		FOR h IN SELECT g FROM generate_series(1, strata) g WHERE alloc[g] < counts[g]
+				ORDER BY pg_catalog.hashint4extended(g, seed), g LOOP
+			EXIT WHEN left_over = 0;
+			alloc[h] := alloc[h] + 1;
+			left_over := left_over - 1;
+		END LOOP;
+	ELSE
+		-- a next round: each pair goes where it most reduces sum N_h Var(p_h), p_h the stratum's
+		-- share of duplicates: one pair at a time to the stratum with the largest
+		-- N p (1 - p) (1 / m - 1 / (m + 1)), p the share of duplicates so far in the stratum and
+		-- its two neighbours, (duplicates + 1/2) / (judged + 1).  That is Bankier's power
+		-- allocation (n_h ~ N_h^(1/2) sd_h, "Power allocations: determining sample sizes for
+		-- subnational areas", The American Statistician 42(3), 1988): between Neyman's (n_h ~ N_h
+		-- sd_h), which would spend every label on the many pairs of the lowest strata, and equal
+		-- shares, and in either case none where the labels so far agree.
+		j_h := array_fill(0, ARRAY[strata]);
+		k_h := array_fill(0, ARRAY[strata]);
+		EXECUTE format('SELECT array_agg(coalesce(l.m, 0) ORDER BY g.h), '
+			'array_agg(coalesce(l.j, 0) ORDER BY g.h), array_agg(coalesce(l.k, 0) ORDER BY g.h) '
+			'FROM generate_series(0, $1 - 1) g(h) LEFT JOIN (SELECT stratum AS h, count(*)::integer AS m, '
+			'count(is_duplicate)::integer AS j, count(*) FILTER (WHERE is_duplicate)::integer AS k '
+			'FROM %s GROUP BY 1) l ON l.h = g.h', judged)
+			INTO m_h, j_h, k_h USING strata;
+		-- the pairs of each stratum not proposed yet (at most n kept)
+		avail := array_fill(0, ARRAY[strata]);
+		FOR i IN 1 .. cardinality(c_h) LOOP
+			avail[c_h[i] + 1] := avail[c_h[i] + 1] + 1;
+		END LOOP;
+		WHILE left_over > 0 LOOP
+			best_gain := 0;
+			pick := NULL;
+			FOR h IN 1 .. strata LOOP
+				CONTINUE WHEN alloc[h] >= avail[h];
+				pq := (coalesce(k_h[h - 1], 0) + k_h[h] + coalesce(k_h[h + 1], 0) + 0.5)
+					/ (coalesce(j_h[h - 1], 0) + j_h[h] + coalesce(j_h[h + 1], 0) + 1);
+				gain := counts[h] * pq * (1 - pq) / greatest(1, m_h[h] + alloc[h]) / (m_h[h] + alloc[h] + 1);
+				IF gain > best_gain THEN
+					best_gain := gain;
+					pick := h;
+				END IF;
+			END LOOP;
+			EXIT WHEN pick IS NULL;
+			alloc[pick] := alloc[pick] + 1;
+			left_over := left_over - 1;
+		END LOOP;
+	END IF;
 
-	RETURN QUERY SELECT u.a, u.b, round(u.s::numeric, 6)::float8, u.h, u.np, u.np::float8 / alloc[u.h + 1]
+	RETURN QUERY SELECT u.a, u.b, round(u.s::numeric, 6)::float8, u.h, u.np, u.np::float8 / (m_h[u.h + 1] + alloc[u.h + 1])
 		FROM unnest(c_a, c_b, c_s, c_h, c_np, c_r) u(a, b, s, h, np, r)
 		WHERE u.r <= alloc[u.h + 1]
 		ORDER BY u.h, u.r;
 END
 $$;
-COMMENT ON FUNCTION @extschema@.nddup_pairs_to_judge(regclass, name, name, integer, integer, float8, integer)
-	IS 'n candidate pairs (resemblance >= floor) for a person to judge, a seeded sample spread evenly over strata of resemblance; each with its stratum, the stratum''s number of candidate pairs and its sampling weight';
+COMMENT ON FUNCTION @extschema@.nddup_pairs_to_judge(regclass, name, name, integer, integer, float8, integer, regclass)
+	IS 'n candidate pairs (resemblance >= floor) for a person to judge, a seeded sample spread evenly over strata of resemblance (with judged: more where the labels so far are mixed); each with its stratum, the stratum''s number of candidate pairs and its sampling weight';
 
 -- precision, recall and F1 estimated from a labels table (the rows of nddup_pairs_to_judge and
 -- is_duplicate), at the threshold of best estimated F1, the lowest one reaching a precision floor,
@@ -184,10 +243,17 @@ DECLARE
 	pz float8;
 	v float8;
 	it integer;
-	cs float8[];		-- b_y similarity, descending: pairs flagged and duplicates among them
+	cs float8[];		-- by similarity, descending: pairs flagged and duplicates among them
 	cfl float8[];
 	ctp float8[];
 	cpos float8;
+	ps float8[];		-- the pairs by similarity (ties pooled) and their monotone fit
+	py float8[];
+	pw float8[];
+	blk_wy float8[] := '{}';
+	blk_w float8[] := '{}';
+	blk_end integer[] := '{}';
+	nb integer;
 	t_hat float8;
 	f_best float8;
 	r integer;
@@ -216,14 +282,14 @@ BEGIN
 	END LOOP;
 	IF bootstrap < 0 OR bootstrap > 10000 THEN
 		RAISE EXCEPTION 'number of bootstrap samples % is out of range', bootstrap USING ERRCODE = '22023',
-			HINT = 'Use 0 (no intervals) to 10,000 (200 b_y default).';
+			HINT = 'Use 0 (no intervals) to 10,000 (200 by default).';
 	ELSIF min_precision IS NOT NULL AND (min_precision <= 0 OR min_precision > 1) THEN
 		RAISE EXCEPTION 'precision floor % is out of range', min_precision USING ERRCODE = '22023';
 	ELSIF at_threshold < 0 OR at_threshold > 1 OR at_threshold <> at_threshold THEN
 		RAISE EXCEPTION 'threshold % is out of range', at_threshold USING ERRCODE = '22023';
 	END IF;
 
-	-- the judged pairs, b_y stratum (a stratum's size is its largest stratum_pairs)
+	-- the judged pairs, by stratum (a stratum's size is its largest stratum_pairs)
 	EXECUTE format('SELECT array_agg(l.similarity ORDER BY l.stratum, l.similarity, l.a), '
 		'array_agg(l.stratum ORDER BY l.stratum, l.similarity, l.a), '
 		'array_agg(l.y ORDER BY l.stratum, l.similarity, l.a), array_agg(l.w ORDER BY l.stratum, l.similarity, l.a) '
@@ -267,7 +333,7 @@ BEGIN
 				END LOOP;
 			END LOOP;
 		END IF;
-		-- the fit: p(duplicate) = 1 / (1 + exp(-(a + b z))), z = 10 (similarity - 0.5), b_y Newton's
+		-- the fit: p(duplicate) = 1 / (1 + exp(-(a + b z))), z = 10 (similarity - 0.5), by Newton's
 		-- method on the log-likelihood with a small ridge (separable labels stay finite)
 		fa := 0; fb := 0;
 		FOR it IN 1 .. 100 LOOP
@@ -323,9 +389,35 @@ BEGIN
 				RETURN;
 			END IF;
 		END IF;
-		-- precision, recall and F1 at the chosen threshold (the pairs with similarity >= it)
-		SELECT coalesce(max(cfl[gi]), 0), coalesce(max(ctp[gi]), 0) INTO v, z
-			FROM generate_series(1, cardinality(cs)) gi WHERE cs[gi] >= t_hat - 1e-12;
+		-- precision, recall and F1 at the chosen threshold (the pairs with similarity >= it): each
+		-- judged pair's label made monotone in the similarity (pool-adjacent-violators, pooled by
+		-- weight, so each pool's value is its weighted share of duplicates), standing for its weight
+		SELECT array_agg(x.s ORDER BY x.s), array_agg(x.y ORDER BY x.s), array_agg(x.w ORDER BY x.s)
+			INTO ps, py, pw
+			FROM (SELECT u.s, sum(u.w * u.y) / sum(u.w) AS y, sum(u.w) AS w
+				FROM unnest(b_s, b_y, b_w) u(s, y, w) GROUP BY u.s) x;
+		nb := 0;
+		FOR i IN 1 .. cardinality(ps) LOOP
+			nb := nb + 1;
+			blk_wy[nb] := py[i] * pw[i]; blk_w[nb] := pw[i]; blk_end[nb] := i;
+			WHILE nb > 1 AND blk_wy[nb - 1] / blk_w[nb - 1] > blk_wy[nb] / blk_w[nb] LOOP
+				blk_wy[nb - 1] := blk_wy[nb - 1] + blk_wy[nb];
+				blk_w[nb - 1] := blk_w[nb - 1] + blk_w[nb];
+				blk_end[nb - 1] := blk_end[nb];
+				nb := nb - 1;
+			END LOOP;
+		END LOOP;
+		v := 0; z := 0; cpos := 0; j := 1;
+		FOR i IN 1 .. cardinality(ps) LOOP
+			WHILE blk_end[j] < i LOOP
+				j := j + 1;
+			END LOOP;
+			pz := blk_wy[j] / blk_w[j];
+			cpos := cpos + pw[i] * pz;
+			IF ps[i] >= t_hat - 1e-12 THEN
+				v := v + pw[i]; z := z + pw[i] * pz;
+			END IF;
+		END LOOP;
 		IF r = 0 THEN
 			est := ARRAY[z / nullif(v, 0), z / nullif(cpos, 0), 2 * z / nullif(v + cpos, 0), v];
 		ELSE
@@ -386,7 +478,7 @@ CREATE TABLE @extschema@.nddup_decisions (
 	CHECK ((method = 'simhash64') = (radius IS NOT NULL) AND (method = 'simhash64') = (threshold IS NULL))
 );
 COMMENT ON TABLE @extschema@.nddup_decisions
-	IS 'the chosen method, threshold (radius) and boilerplate filter of a table''s column (nddup_decide, nddup_decision); dumped b_y pg_dump';
+	IS 'the chosen method, threshold (radius) and boilerplate filter of a table''s column (nddup_decide, nddup_decision); dumped by pg_dump';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.nddup_decisions', '');
 GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.nddup_decisions TO PUBLIC;
 ALTER TABLE @extschema@.nddup_decisions ENABLE ROW LEVEL SECURITY;

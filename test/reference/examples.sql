@@ -141,7 +141,7 @@ SELECT * FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE id 
 SELECT threshold, valley_found, candidate_pairs, note FROM nddup_recommend_threshold('docs', 'id', 'sk')
 -- @ nddup_column_kind(regclass,name)
 SELECT nddup_column_kind('docs', 'sk')
--- @ nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer)
+-- @ nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)
 SELECT * FROM nddup_pairs_to_judge('docs', 'id', 'ss', 10) ORDER BY similarity DESC
 -- @ nddup_calibrate(regclass,double precision,double precision,integer,integer)
 SELECT threshold, precision, recall, f1, note FROM nddup_calibrate('docs_labels')

@@ -76,6 +76,32 @@ FROM nddup_calibrate('cal_labels', at_threshold => 0.1);
 SELECT threshold <= (SELECT min(similarity) FROM cal_pairs WHERE planted) AS below_planted, precision >= 0.99 AS floor_met,
 	precision_low IS NULL AS no_interval, note
 FROM nddup_calibrate('cal_labels', min_precision => 0.99, bootstrap => 0);
+-- a second round given the labels so far: 20 more pairs, none proposed before, in the strata whose
+-- labels are mixed or whose pairs are many (a pair where it most reduces the variance of the
+-- estimated number of duplicates), with the stratum's weight over both rounds
+CREATE TABLE cal_round2 AS SELECT *, b_id = a_id + 10000 AS is_duplicate
+FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 20, seed => 1, judged => 'cal_labels');
+SELECT count(*) AS proposed,
+	count(*) FILTER (WHERE (a_id, b_id) IN (SELECT a_id, b_id FROM cal_labels)) AS proposed_before,
+	bool_and(round((r.weight * (SELECT count(*) FROM cal_labels l WHERE l.stratum = r.stratum)
+		+ r.weight * (SELECT count(*) FROM cal_round2 x WHERE x.stratum = r.stratum))::numeric, 6) = r.stratum_pairs)
+		AS weights_over_both_rounds
+FROM cal_round2 r;
+SELECT stratum, count(*) AS proposed, max(stratum_pairs) AS stratum_pairs,
+	(SELECT count(*) FROM cal_labels l WHERE l.stratum = r.stratum) AS first_round,
+	(SELECT count(*) FILTER (WHERE is_duplicate) FROM cal_labels l WHERE l.stratum = r.stratum) AS duplicates_so_far
+FROM cal_round2 r GROUP BY 1 ORDER BY 1;
+-- the same again; both rounds together calibrate as one sample
+SELECT (SELECT array_agg(p ORDER BY p) FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 20, seed => 1, judged => 'cal_labels') p)
+	= (SELECT array_agg((a_id, b_id, similarity, stratum, stratum_pairs, weight) ORDER BY a_id, b_id) FROM cal_round2)
+	AS same_again;
+INSERT INTO cal_labels SELECT * FROM cal_round2;
+SELECT c.threshold > (SELECT max(similarity) FROM cal_pairs WHERE NOT planted) AS above_background,
+	c.threshold <= (SELECT min(similarity) FROM cal_pairs WHERE planted) AS below_planted,
+	c.judged, c.candidate_pairs = (SELECT count(*) FROM cal_pairs) AS candidates_counted
+FROM nddup_calibrate('cal_labels') c;
+DELETE FROM cal_labels l USING cal_round2 r WHERE l.a_id = r.a_id AND l.b_id = r.b_id;
+
 -- pairs not judged yet (is_duplicate NULL) are left out, and their strata's weights grow
 UPDATE cal_labels SET is_duplicate = NULL WHERE stratum = 0 AND a_id % 2 = 0;
 SELECT judged < 40 AS fewer, candidate_pairs = (SELECT count(*) FROM cal_pairs) AS candidates_counted
@@ -163,4 +189,4 @@ DROP ROLE regress_cal_other;
 SELECT count(*) FROM nddup_decide('cal_docs', 'ss');
 SELECT count(*) FROM nddup_decide('cal_docs', 'sk');
 SELECT count(*) FROM nddup_decide('cal_docs', 'fp');
-DROP TABLE cal_docs, cal_pairs, cal_labels, cal_few, cal_filter;
+DROP TABLE cal_docs, cal_pairs, cal_labels, cal_few, cal_filter, cal_round2;

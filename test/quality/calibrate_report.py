@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Tables of test/quality/calibrate.sh: per labelled corpus and column (exact shingle sets, min-hash
+sketches), the F1 of the threshold calibrated from 100 and 30 judged pairs (5 seeds) beside the best
+threshold's (the ceiling) and the recommender's, and the estimated precision / recall beside the
+true ones.  Prints them and, with --report FILE, rewrites FILE's "<!-- generated:calibrate -->" block."""
+import argparse
+import csv
+import re
+
+ORDER = ['man', 'man-d30', 'html', 'html-d30', 'ko', 'ru', 'ja', 'tmpl-ja', 'tmpl-en', 'neardup-dev',
+         'ko-site', 'ru-site', 'ko-big', 'man-big',
+         'lang-en', 'lang-ja', 'lang-ko', 'lang-ru', 'lang-zh_CN']
+
+
+def read(path):
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter='\t'))
+
+
+def num(v):
+    return float(v) if v not in ('', None) else float('nan')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--report')
+    ap.add_argument('--command', default='')
+    ap.add_argument('--seconds', default='')
+    ap.add_argument('--load', default='')
+    a = ap.parse_args()
+    res = read(f'{a.work}/cq_result.tsv')
+    ref = {(r['ds'], r['method']): r for r in read(f'{a.work}/cq_ref.tsv')}
+    runs = {}
+    for r in res:
+        runs.setdefault((r['ds'], r['method'], int(r['n'])), []).append(r)
+    keys = sorted(ref, key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else len(ORDER), k[0], k[1]))
+
+    head = ['| corpus | column | rows (duplicate pairs) | best F1 (t) = ceiling | recommender: t → F1 (− ceiling) | '
+            '100 labels: t | F1 − ceiling (worst) | calibrated − recommender (worst) | worst P error, R error (estimated − true) | '
+            'true P, R in the 95% intervals | 30 labels: F1 − ceiling (worst) | worst P error, R error |',
+            '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    lines = []
+    met = {'f100': 0, 'f30': 0, 'pr100': 0, 'rec': 0, 'all': 0}
+    total = 0
+    worst = []
+    for k in keys:
+        ds, m = k
+        rf = ref[k]
+        best = num(rf['best_f1'])
+        recf = num(rf['rec_f1'])
+        r100 = runs.get((ds, m, 100), [])
+        r30 = runs.get((ds, m, 30), [])
+        if not r100:
+            continue
+        total += 1
+
+        def gaps(rows):
+            return [num(r['true_f1']) - best for r in rows]
+
+        def prerr(rows):
+            return [max(abs(num(r['est_precision']) - num(r['true_precision'])),
+                        abs(num(r['est_recall']) - num(r['true_recall']))) for r in rows]
+
+        def perr(rows):
+            return max(abs(num(r['est_precision']) - num(r['true_precision'])) for r in rows)
+
+        def rerr(rows):
+            return max(abs(num(r['est_recall']) - num(r['true_recall'])) for r in rows)
+
+        def covered(rows):
+            c = 0
+            for r in rows:
+                ok = (num(r['precision_low']) - 1e-4 <= num(r['true_precision']) <= num(r['precision_high']) + 1e-4
+                      and num(r['recall_low']) - 1e-4 <= num(r['true_recall']) <= num(r['recall_high']) + 1e-4)
+                c += ok
+            return c
+
+        g100 = min(gaps(r100))
+        g30 = min(gaps(r30)) if r30 else float('nan')
+        vs_rec = min(num(r['true_f1']) for r in r100) - recf
+        pr100 = max(prerr(r100))
+        ok_f100 = g100 >= -0.01
+        ok_f30 = r30 and g30 >= -0.03
+        ok_pr = pr100 <= 0.05
+        ok_rec = vs_rec >= -0.005
+        met['f100'] += ok_f100
+        met['f30'] += bool(ok_f30)
+        met['pr100'] += ok_pr
+        met['rec'] += ok_rec
+        met['all'] += ok_f100 and bool(ok_f30) and ok_pr and ok_rec
+        if not (ok_f100 and ok_f30 and ok_pr and ok_rec):
+            worst.append(f'{ds}/{m}')
+        ts = sorted(num(r['threshold']) for r in r100)
+
+        def b(s, ok):
+            return s if ok else f'**{s}**'
+        lines.append('| ' + ' | '.join([
+            ds, m, f"{rf['docs']} ({rf['npos']})", f"{best:.3f} ({num(rf['best_t']):.3f})",
+            f"{num(rf['rec_t']):.3f} → {recf:.3f} ({recf - best:+.3f})",
+            f'{ts[0]:.3f}–{ts[-1]:.3f}', b(f'{g100:+.4f}', ok_f100), b(f'{vs_rec:+.4f}', ok_rec),
+            b(f'{perr(r100):.3f}, {rerr(r100):.3f}', ok_pr), f'{covered(r100)}/{len(r100)}',
+            b(f'{g30:+.4f}', bool(ok_f30)),
+            f'{perr(r30):.3f}, {rerr(r30):.3f}' if r30 else '']) + ' |')
+    summary = (f"Targets met (every seed) on {total} corpus × column cases: F1 within 0.01 of the ceiling with 100 "
+               f"labels **{met['f100']}/{total}**; within 0.03 with 30 labels **{met['f30']}/{total}**; estimated "
+               f"precision and recall within ±0.05 with 100 labels **{met['pr100']}/{total}**; never below the "
+               f"recommender by more than 0.005 with 100 labels **{met['rec']}/{total}**; all four **{met['all']}/{total}**"
+               + (f" (missed: {', '.join(worst)})." if worst else '.'))
+    out = [f"Command: `{a.command}`; {a.seconds} s; load average at the end {a.load}.", '', summary, ''] + head + lines
+    text = '\n'.join(out)
+    print(text)
+    if a.report:
+        with open(a.report) as f:
+            page = f.read()
+        block = '<!-- generated:calibrate -->\n' + text + '\n<!-- /generated:calibrate -->'
+        page, n = re.subn(r'<!-- generated:calibrate -->.*?<!-- /generated:calibrate -->', lambda _: block, page,
+                          flags=re.S)
+        if n != 1:
+            raise SystemExit(f'{a.report}: no "<!-- generated:calibrate -->" block')
+        with open(a.report, 'w') as f:
+            f.write(page)
+
+
+if __name__ == '__main__':
+    main()
