@@ -8,8 +8,9 @@
 # test/quality/corpora/build.sh; default CACHE_DIR /work/cache/corpora).  Starts a private temporary
 # PostgreSQL (scripts/lib.sh), loads each corpus's scored rows (original, near, templated) with
 # ss = shingle_set(body) and sk = minhash(body), and for both columns (exact: shingle sets,
-# minhash: sketches), 100 and 30 labels and seeds 1..N (default 5): nddup_pairs_to_judge proposes the
-# pairs, the corpus truth labels them (both rows original or near of one cluster), nddup_calibrate
+# minhash: sketches), 100 and 30 labels, seeds 1..N (default 5), in two rounds (half the pairs, then
+# the rest proposed given their labels: the documented recipe) and in one: nddup_pairs_to_judge
+# proposes the pairs, the corpus truth labels them (both rows original or near of one cluster), nddup_calibrate
 # returns the threshold and its estimates; the threshold is scored on every pair of the corpus,
 # beside the best threshold of the same column (the ceiling) and nddup_recommend_threshold's
 # (test/quality/calibrate.sql).  Prints the tables (calibrate_report.py) and, with --report,
@@ -64,8 +65,8 @@ for entry in "${CORPORA[@]}"; do
 	pg_sql -c "SET client_min_messages = error" -c "SELECT cq_load('$name', '$file')" -c "SELECT cq_truth('$name')" \
 		-c "SELECT cq_reference('$name', m) FROM unnest(ARRAY['exact', 'minhash']) m" >/dev/null
 	pg_sql -c "SET client_min_messages = error" \
-		-c "SELECT cq_simulate('$name', m, n, s) FROM unnest(ARRAY['exact', 'minhash']) m,
-			unnest(ARRAY[100, 30]) n, generate_series(1, $SEEDS) s" >/dev/null
+		-c "SELECT cq_simulate('$name', m, n, s, r) FROM unnest(ARRAY['exact', 'minhash']) m,
+			unnest(ARRAY[100, 30]) n, generate_series(1, $SEEDS) s, unnest(ARRAY[2, 1]) r" >/dev/null
 done
 
 T_END=$(date +%s)
