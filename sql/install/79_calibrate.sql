@@ -36,18 +36,15 @@ $$;
 COMMENT ON FUNCTION @extschema@.nddup_column_kind(regclass, name)
 	IS 'what a column holds for resemblance: minhash, shingleset, simhash64 or text (domains resolved); NULL for any other type or no such column';
 
-CREATE FUNCTION @extschema@.nddup_pairs_to_judge(rel regclass, id_column name, column_name name,
-		n integer DEFAULT 100, seed integer DEFAULT 0, floor float8 DEFAULT 0.1,
-		strata integer DEFAULT 18, judged regclass DEFAULT NULL)
+CREATE FUNCTION @extschema@.nddup_sample_pairs(pairs text, n integer DEFAULT 100, seed integer DEFAULT 0,
+		floor float8 DEFAULT 0.1, strata integer DEFAULT 18, judged regclass DEFAULT NULL)
 	RETURNS TABLE (a_id bigint, b_id bigint, similarity float8, stratum integer, stratum_pairs bigint,
 		weight float8)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
 AS $$
+-- (no search_path of its own: the query runs as the caller wrote it)
 #variable_conflict use_column
 DECLARE
-	kind text;
-	pairs_sql text;
 	taken_sql text := 'false';
 	m_h integer[];		-- judged so far (a second round): pairs proposed, judged, duplicates
 	j_h integer[];
@@ -71,23 +68,8 @@ DECLARE
 	c_np bigint[];
 	c_r bigint[];
 BEGIN
-	IF rel IS NULL OR id_column IS NULL OR column_name IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL
-			OR strata IS NULL THEN
+	IF pairs IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL OR strata IS NULL THEN
 		RETURN;
-	ELSIF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
-		RAISE EXCEPTION 'relation with OID % does not exist', rel::oid USING ERRCODE = '42P01';
-	END IF;
-	IF @extschema@.nddup_column_kind(rel, id_column) IS NOT NULL OR NOT EXISTS (SELECT FROM pg_attribute a
-			WHERE a.attrelid = rel AND a.attname = id_column AND a.attnum > 0 AND NOT a.attisdropped) THEN
-		RAISE EXCEPTION 'column "%" of relation "%" is not an id column', id_column, rel
-			USING ERRCODE = '42804', HINT = 'The id column must be an integer column (or a domain over one).';
-	END IF;
-	kind := @extschema@.nddup_column_kind(rel, column_name);
-	IF kind IS NULL OR kind = 'simhash64' THEN
-		RAISE EXCEPTION 'column "%" of relation "%" is not a minhash_sketch, shingleset or text column',
-				column_name, rel
-			USING ERRCODE = '42804',
-				HINT = 'Pass the column of min-hash sketches or shingle sets the duplicates are found by, or the text (exact Jaccard of its shingle sets).';
 	END IF;
 	IF n < 1 OR n > 100000 THEN
 		RAISE EXCEPTION 'number of pairs % is out of range', n USING ERRCODE = '22023',
@@ -99,17 +81,6 @@ BEGIN
 		RAISE EXCEPTION 'number of strata % is out of range', strata USING ERRCODE = '22023';
 	END IF;
 	width := (1 - floor) / strata;
-
-	-- every candidate pair: exact Jaccard of shingle sets (a text column: of its shingle_set), or
-	-- the min-hash estimate
-	pairs_sql := CASE kind
-		WHEN 'shingleset' THEN format('SELECT id1, id2, similarity FROM @extschema@.shingleset_pairs(%L, %L, %L, %s)',
-			rel, id_column, column_name, floor)
-		WHEN 'minhash' THEN format('SELECT id1, id2, resemblance FROM @extschema@.minhash_pairs(%L::regclass, %L, %L, %s)',
-			rel, id_column, column_name, floor)
-		ELSE format('SELECT id1, id2, similarity FROM @extschema@.shingleset_pairs(%L, %s)',
-			format('SELECT %I::bigint, @extschema@.shingle_set(%I) FROM %s WHERE %I IS NOT NULL AND %I IS NOT NULL',
-				id_column, column_name, rel, id_column, column_name), floor) END;
 
 	-- one pass: each pair's stratum, the stratum's size and the rank in a seeded order of the
 	-- stratum of the pairs not proposed yet; only the first n of each stratum are kept (no
@@ -123,7 +94,8 @@ BEGIN
 		'pg_catalog.hashint8extended(id1, $1) # pg_catalog.hashint8extended(id2, $1 + 1), id1, id2) AS r '
 		'FROM (SELECT q.*, count(*) OVER (PARTITION BY h) AS np, %s AS taken '
 		'FROM (SELECT id1, id2, s, least($2 - 1, pg_catalog.floor((s - $3) / $4 + 1e-9))::integer AS h '
-		'FROM (%s) p(id1, id2, s)) q) t WHERE NOT taken) x WHERE r <= $5', taken_sql, pairs_sql)
+		'FROM (SELECT least(p.id1, p.id2) AS id1, greatest(p.id1, p.id2) AS id2, p.s FROM (%s) p(id1, id2, s) '
+		'WHERE p.s >= $3 - 1e-12 AND p.id1 <> p.id2) p) q) t WHERE NOT taken) x WHERE r <= $5', taken_sql, pairs)
 		INTO c_a, c_b, c_s, c_h, c_np, c_r
 		USING seed::bigint, strata, floor, width, n;
 	IF c_a IS NULL THEN
@@ -200,8 +172,56 @@ BEGIN
 		ORDER BY u.h, u.r;
 END
 $$;
+COMMENT ON FUNCTION @extschema@.nddup_sample_pairs(text, integer, integer, float8, integer, regclass)
+	IS 'n of the candidate pairs a query returns (id1, id2, similarity; those >= floor) for a person to judge, as nddup_pairs_to_judge proposes them';
+
+CREATE FUNCTION @extschema@.nddup_pairs_to_judge(rel regclass, id_column name, column_name name,
+		n integer DEFAULT 100, seed integer DEFAULT 0, floor float8 DEFAULT 0.1,
+		strata integer DEFAULT 18, judged regclass DEFAULT NULL)
+	RETURNS TABLE (a_id bigint, b_id bigint, similarity float8, stratum integer, stratum_pairs bigint,
+		weight float8)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+	kind text;
+	pairs_sql text;
+BEGIN
+	IF rel IS NULL OR id_column IS NULL OR column_name IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL
+			OR strata IS NULL THEN
+		RETURN;
+	ELSIF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
+		RAISE EXCEPTION 'relation with OID % does not exist', rel::oid USING ERRCODE = '42P01';
+	END IF;
+	IF @extschema@.nddup_column_kind(rel, id_column) IS NOT NULL OR NOT EXISTS (SELECT FROM pg_attribute a
+			WHERE a.attrelid = rel AND a.attname = id_column AND a.attnum > 0 AND NOT a.attisdropped) THEN
+		RAISE EXCEPTION 'column "%" of relation "%" is not an id column', id_column, rel
+			USING ERRCODE = '42804', HINT = 'The id column must be an integer column (or a domain over one).';
+	END IF;
+	kind := @extschema@.nddup_column_kind(rel, column_name);
+	IF kind IS NULL OR kind = 'simhash64' THEN
+		RAISE EXCEPTION 'column "%" of relation "%" is not a minhash_sketch, shingleset or text column',
+				column_name, rel
+			USING ERRCODE = '42804',
+				HINT = 'Pass the column of min-hash sketches or shingle sets the duplicates are found by, or the text (exact Jaccard of its shingle sets).';
+	END IF;
+	-- every candidate pair: exact Jaccard of shingle sets (a text column: of its shingle_set), or
+	-- the min-hash estimate (the floor is checked by nddup_sample_pairs)
+	pairs_sql := CASE kind
+		WHEN 'shingleset' THEN format('SELECT id1, id2, similarity FROM @extschema@.shingleset_pairs(%L, %L, %L, %s)',
+			rel, id_column, column_name, floor)
+		WHEN 'minhash' THEN format('SELECT id1, id2, resemblance FROM @extschema@.minhash_pairs(%L::regclass, %L, %L, %s)',
+			rel, id_column, column_name, floor)
+		ELSE format('SELECT id1, id2, similarity FROM @extschema@.shingleset_pairs(%L, %s)',
+			format('SELECT %I::bigint, @extschema@.shingle_set(%I) FROM %s WHERE %I IS NOT NULL AND %I IS NOT NULL',
+				id_column, column_name, rel, id_column, column_name), floor) END;
+
+	RETURN QUERY SELECT * FROM @extschema@.nddup_sample_pairs(pairs_sql, n, seed, floor, strata, judged);
+END
+$$;
 COMMENT ON FUNCTION @extschema@.nddup_pairs_to_judge(regclass, name, name, integer, integer, float8, integer, regclass)
-	IS 'n candidate pairs (resemblance >= floor) for a person to judge, a seeded sample spread evenly over strata of resemblance (with judged: more where the labels so far are mixed); each with its stratum, the stratum''s number of candidate pairs and its sampling weight';
+	IS 'n candidate pairs (resemblance >= floor) of a table''s column for a person to judge, a seeded sample spread evenly over strata of resemblance (with judged: more where the labels so far are mixed); each with its stratum, the stratum''s number of candidate pairs and its sampling weight';
 
 -- precision, recall and F1 estimated from a labels table (the rows of nddup_pairs_to_judge and
 -- is_duplicate), at the threshold of best estimated F1, the lowest one reaching a precision floor,

@@ -1,6 +1,6 @@
 -- The calibration loop on labelled corpora, a simulated person (test/quality/calibrate.sh): for a
 -- corpus NAME (table c_NAME: doc_id, cluster_id, kind, body, ss = shingle_set(body),
--- sk = minhash(body), the scored rows only), nddup_pairs_to_judge proposes N pairs, the corpus
+-- sk = minhash(body), the scored rows only), nddup_pairs_to_judge's sampling proposes N pairs, the corpus
 -- truth labels them, nddup_calibrate estimates; the threshold is then scored on every pair of the
 -- corpus, beside the best threshold of the same sets or sketches (the ceiling) and the
 -- unsupervised recommender's.  Every number is computed through nddup in SQL.
@@ -88,16 +88,18 @@ END $$;
 -- rounds, half of them first, the rest proposed given the labels of the first
 CREATE OR REPLACE FUNCTION cq_simulate(name text, p_method text, p_n integer, p_seed integer, p_rounds integer DEFAULT 1)
 RETURNS void LANGUAGE plpgsql AS $$
-DECLARE rel text := cq_rel(name); col name := CASE p_method WHEN 'exact' THEN 'ss' ELSE 'sk' END;
+DECLARE rel text := cq_rel(name);
+	-- the column's candidate pairs, found once by cq_truth with the functions nddup_pairs_to_judge
+	-- uses (shingleset_pairs, minhash_pairs), given to the sampling it does (nddup_sample_pairs)
+	pairs text := format('SELECT id1, id2, score FROM cq_pairs WHERE ds = %L AND method = %L AND score >= 0.1',
+		name, p_method);
 	c record; a record; t0 timestamptz := clock_timestamp(); first integer := (p_n + p_rounds - 1) / p_rounds;
 BEGIN
 	DROP TABLE IF EXISTS cq_labels;
-	CREATE TEMP TABLE cq_labels AS SELECT *, NULL::boolean AS is_duplicate
-		FROM nddup_pairs_to_judge(rel::regclass, 'doc_id', col, first, p_seed);
+	CREATE TEMP TABLE cq_labels AS SELECT *, NULL::boolean AS is_duplicate FROM nddup_sample_pairs(pairs, first, p_seed);
 	IF p_rounds = 2 THEN
 		PERFORM cq_judge(rel);
-		INSERT INTO cq_labels SELECT *, NULL FROM nddup_pairs_to_judge(rel::regclass, 'doc_id', col, p_n - first,
-			p_seed, judged => 'cq_labels');
+		INSERT INTO cq_labels SELECT *, NULL FROM nddup_sample_pairs(pairs, p_n - first, p_seed, judged => 'cq_labels');
 	END IF;
 	PERFORM cq_judge(rel);
 	SELECT * INTO c FROM nddup_calibrate('cq_labels', seed => p_seed);

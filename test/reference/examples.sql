@@ -143,6 +143,8 @@ SELECT threshold, valley_found, candidate_pairs, note FROM nddup_recommend_thres
 SELECT nddup_column_kind('docs', 'sk')
 -- @ nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)
 SELECT * FROM nddup_pairs_to_judge('docs', 'id', 'ss', 10) ORDER BY similarity DESC
+-- @ nddup_sample_pairs(text,integer,integer,double precision,integer,regclass)
+SELECT * FROM nddup_sample_pairs('SELECT id1, id2, resemblance FROM minhash_pairs(''docs'', ''id'', ''sk'', 0.1)', 2)
 -- @ nddup_calibrate(regclass,double precision,double precision,integer,integer)
 SELECT threshold, precision, recall, f1, note FROM nddup_calibrate('docs_labels')
 -- @ nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)

@@ -46,6 +46,10 @@ SELECT (SELECT array_agg(p ORDER BY p) FROM nddup_pairs_to_judge('cal_docs', 'id
 	(SELECT bool_and(abs(p.similarity - jaccard(a.sk, b.sk)) < 1e-6)
 		FROM nddup_pairs_to_judge('cal_docs', 'id', 'sk', 40) p
 		JOIN cal_docs a ON a.id = p.a_id JOIN cal_docs b ON b.id = p.b_id) AS sketch_estimates;
+-- the same sample from a query of the candidate pairs (in either order, with pairs below the floor)
+SELECT (SELECT array_agg(p ORDER BY p) FROM nddup_sample_pairs(
+		'SELECT id2, id1, similarity FROM shingleset_pairs(''cal_docs'', ''id'', ''ss'', 0.05)', 40, seed => 1) p)
+	= (SELECT array_agg(p ORDER BY p) FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 40, seed => 1) p) AS query_same;
 -- more pairs than there are: every candidate pair, weight 1
 SELECT count(*) = (SELECT count(*) FROM cal_pairs) AS all_pairs, bool_and(weight = 1) AS weight_one
 FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 100000);
