@@ -44,14 +44,14 @@ def covered(rows):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--work', required=True)
+    ap.add_argument('--work', required=True, action='append', help='a directory of cq_result.tsv, cq_ref.tsv (repeat to merge runs)')
     ap.add_argument('--report')
-    ap.add_argument('--command', default='')
-    ap.add_argument('--seconds', default='')
-    ap.add_argument('--load', default='')
+    ap.add_argument('--command', action='append')
+    ap.add_argument('--seconds', action='append')
+    ap.add_argument('--load', action='append')
     a = ap.parse_args()
-    res = read(f'{a.work}/cq_result.tsv')
-    ref = {(r['ds'], r['method']): r for r in read(f'{a.work}/cq_ref.tsv')}
+    res = [r for w in a.work for r in read(f'{w}/cq_result.tsv')]
+    ref = {(r['ds'], r['method']): r for w in a.work for r in read(f'{w}/cq_ref.tsv')}
     runs = {}
     for r in res:
         runs.setdefault((r['ds'], r['method'], int(r['rounds']), int(r['n'])), []).append(r)
@@ -110,7 +110,17 @@ def main():
             f"**{met['all']}/{total}**" + (f" (missed: {', '.join(worst)})." if worst else '.'))
     lines = [x[4] for x in sorted(lines)]
     summary = '\n\n'.join(summaries)
-    out = [f"Command: `{a.command}`; {a.seconds} s; load average at the end {a.load}.", '', summary, ''] + head + lines
+    if not a.command:           # kept runs (calibrate.sh --keep): each directory's run.txt
+        a.command, a.seconds, a.load = [], [], []
+        for w in a.work:
+            with open(f'{w}/run.txt') as f:
+                c, sec, ld = f.read().rstrip('\n').split('\t')
+            a.command.append(c)
+            a.seconds.append(sec)
+            a.load.append(ld)
+    runs_text = '; '.join(f"`{c}` ({sec} s, load average at the end {ld})"
+                          for c, sec, ld in zip(a.command or [], a.seconds or [], a.load or []))
+    out = [f"Command{'s' if len(a.command or []) > 1 else ''}: {runs_text}.", '', summary, ''] + head + lines
     text = '\n'.join(out)
     print(text)
     if a.report:
