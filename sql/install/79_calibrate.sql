@@ -1,19 +1,20 @@
 -- nddup install script, part 7.9: a threshold calibrated from pairs a person judges, and the
--- decision stored with the table (docs/quality.md, "Calibrating from labelled pairs").
+-- decision stored with the table (docs/quality.md, "Calibrating from pairs you judge").
 --
 -- nddup_pairs_to_judge() proposes a stratified sample of a table's candidate pairs (every pair
--- whose resemblance reaches a low floor, in strata of equal width of resemblance, the labels
--- spread evenly over the strata); each proposed pair carries its stratum and the number of
--- candidate pairs in it, so that estimates from the labels are of all the table's candidate
--- pairs, not of the sample.  nddup_calibrate() reads the judged pairs, fits the probability that
--- a pair is a duplicate as a logistic function of its resemblance (the sample is stratified on
--- the resemblance, so the fit needs no weights), and estimates precision, recall and F1 at any
--- threshold over the candidate pairs (each judged pair stands for stratum_pairs / judged pairs of
--- its stratum); the threshold maximising F1 is where the fitted probability equals half the best
--- F1 (the optimal rule for F1 on a calibrated probability).  Uncertainty: a stratified bootstrap
--- of the judged pairs.  nddup_decide() / nddup_decision() keep the chosen method, threshold and
--- filter with the table in nddup_decisions (dumped by pg_dump; only a table's owner may change its
--- row).
+-- whose resemblance reaches a low floor, in strata of equal width of resemblance: a first round
+-- spread evenly over the strata, a next round, given the judgements so far, where they are
+-- mixed); each proposed pair carries its stratum and the number of candidate pairs in it, so that
+-- estimates from the labels are of all the table's candidate pairs, not of the sample
+-- (nddup_sample_pairs() is the same over the pairs of any query).  nddup_calibrate() reads the
+-- judged pairs and estimates precision, recall and F1 at a threshold over the candidate pairs
+-- (the judgements made monotone in the resemblance, each judged pair standing for
+-- stratum_pairs / judged pairs of its stratum); the threshold of best F1 is where a logistic fit
+-- of the judgements on the resemblance (the sample is stratified on it, so the fit needs no
+-- weights) equals half the best estimated F1 (the optimal rule for F1 on a calibrated
+-- probability).  Uncertainty: a stratified bootstrap of the judged pairs.  nddup_decide() /
+-- nddup_decision() keep the chosen method, threshold and filter with the table in
+-- nddup_decisions (dumped by pg_dump; only a table's owner may change its row).
 
 -- the kind of a column for resemblance: minhash, shingleset, text, simhash64 (NULL: none of them)
 CREATE FUNCTION @extschema@.nddup_column_kind(rel regclass, column_name name)
