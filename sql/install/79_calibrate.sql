@@ -327,17 +327,27 @@ BEGIN
 	m := coalesce(cardinality(s), 0);
 	judged := m;
 	duplicates := coalesce((SELECT sum(q.x) FROM unnest(y) q(x)), 0)::integer;
-	IF m < 2 OR duplicates = 0 OR duplicates = m THEN
+	candidate_pairs := round((SELECT sum(q.x) FROM unnest(w) q(x)))::bigint;
+	IF m >= 2 AND duplicates = m AND NOT fixed_t AND min_precision IS NULL THEN
+		-- every judged pair a duplicate: the lowest judged similarity flags them all (the pairs
+		-- are sorted by stratum and similarity)
+		threshold := round(s[1]::numeric, 4)::float8;
+		"precision" := 1; recall := 1; f1 := 1;
+		flagged_pairs := candidate_pairs;
+		note := format('all %s judged pairs are duplicates: the lowest judged similarity (judge more pairs to know more)', m);
+		RETURN NEXT;
+		RETURN;
+	ELSIF m < 2 OR duplicates = 0 OR duplicates = m THEN
 		note := format('%s judged pairs, %s of them duplicates: judge more pairs (at least one of each kind)',
 			m, duplicates);
 		threshold := NULL;
+		candidate_pairs := NULL;
 		RETURN NEXT;
 		RETURN;
 	END IF;
 	-- the strata: where each starts in the arrays, its size and judged pairs (for the bootstrap)
 	SELECT array_agg(f ORDER BY g), array_agg(c ORDER BY g), count(*) INTO idx, nj_h, nstrata
 		FROM (SELECT h[gi] AS g, min(gi) AS f, count(*)::integer AS c FROM generate_series(1, m) gi GROUP BY 1) q;
-	candidate_pairs := round((SELECT sum(q.x) FROM unnest(w) q(x)))::bigint;
 
 	-- bootstrap replicate 0 is the judged pairs themselves; replicate r draws each stratum's
 	-- judged pairs again with replacement (seeded)

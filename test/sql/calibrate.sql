@@ -110,9 +110,14 @@ DELETE FROM cal_labels l USING cal_round2 r WHERE l.a_id = r.a_id AND l.b_id = r
 UPDATE cal_labels SET is_duplicate = NULL WHERE stratum = 0 AND a_id % 2 = 0;
 SELECT judged < 40 AS fewer, candidate_pairs = (SELECT count(*) FROM cal_pairs) AS candidates_counted
 FROM nddup_calibrate('cal_labels', bootstrap => 0);
--- too few judgements of one kind
+-- every judged pair a duplicate: the lowest judged similarity; none, or too few: no threshold
 CREATE TABLE cal_few AS SELECT * FROM cal_labels WHERE is_duplicate;
+SELECT threshold = round((SELECT min(similarity) FROM cal_few)::numeric, 4)::float8 AS lowest, precision, recall,
+	judged, duplicates, flagged_pairs = candidate_pairs AS all_flagged, note FROM nddup_calibrate('cal_few');
+SELECT threshold, judged, duplicates, note FROM nddup_calibrate('cal_few', at_threshold => 0.5);
+UPDATE cal_few SET is_duplicate = false;
 SELECT threshold, judged, duplicates, note FROM nddup_calibrate('cal_few');
+UPDATE cal_few SET is_duplicate = true;
 
 -- errors
 \set VERBOSITY terse
