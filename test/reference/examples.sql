@@ -25,6 +25,10 @@ INSERT INTO docs (id, body, created_at) VALUES
 	(3, 'Sourdough needs a lively starter, a long cold proof in the fridge and a very hot oven with steam for the first twenty minutes of the bake.', '2026-01-05'),
 	(4, 'Sourdough needs a lively starter, a long cold proof in the fridge and a very hot oven with steam for the first 20 minutes of the bake!', '2026-01-06'),
 	(5, 'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source!', '2026-01-07');
+-- the labels: the candidate pairs of docs, all judged duplicates, and one pair judged distinct
+CREATE TABLE docs_labels AS SELECT *, true AS is_duplicate FROM nddup_pairs_to_judge('docs', 'id', 'ss', 100);
+INSERT INTO docs_labels VALUES (1, 3, 0.12, 0, 1, 1, false);
+SELECT count(*) FROM nddup_decide('docs', 'ss', 0.3, source_column => 'body');
 CREATE TABLE posts (id bigserial PRIMARY KEY, body text NOT NULL,
 	fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
 CREATE INDEX ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off) WHERE duplicate_of IS NULL;
@@ -135,6 +139,18 @@ CREATE INDEX ON docs USING spgist (fp)
 SELECT * FROM hamming_nearest('docs', 'id', 'fp', (SELECT fp FROM docs WHERE id = 3), 2)
 -- @ nddup_recommend_threshold(regclass,name,name,integer,integer)
 SELECT threshold, valley_found, candidate_pairs, note FROM nddup_recommend_threshold('docs', 'id', 'sk')
+-- @ nddup_column_kind(regclass,name)
+SELECT nddup_column_kind('docs', 'sk')
+-- @ nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)
+SELECT * FROM nddup_pairs_to_judge('docs', 'id', 'ss', 10) ORDER BY similarity DESC
+-- @ nddup_sample_pairs(text,integer,integer,double precision,integer,regclass)
+SELECT * FROM nddup_sample_pairs('SELECT id1, id2, resemblance FROM minhash_pairs(''docs'', ''id'', ''sk'', 0.1)', 2)
+-- @ nddup_calibrate(regclass,double precision,double precision,integer,integer)
+SELECT threshold, precision, recall, f1, note FROM nddup_calibrate('docs_labels')
+-- @ nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)
+SELECT relid, column_name, method, threshold FROM nddup_decide('docs', 'sk', 0.4, source_column => 'body')
+-- @ nddup_decision(regclass,name,integer)
+SELECT column_name, method, threshold, column_check FROM nddup_decision('docs')
 -- @ hamming_pairs(text,integer,double precision)
 SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
 -- @ hamming_pairs(regclass,name,name,integer,name,double precision)
