@@ -521,6 +521,15 @@ CREATE POLICY nddup_decisions_owner ON @extschema@.nddup_decisions FOR ALL
 	WITH CHECK ((SELECT pg_catalog.pg_has_role(c.relowner, 'USAGE') FROM pg_catalog.pg_class c
 		WHERE c.oid = relid::oid));
 
+-- a change of a decision reaches the tables' triggers: their settings, cached per session, are
+-- read again (src/trigger/trigger_decision.c)
+CREATE FUNCTION @extschema@.nddup_decisions_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION @extschema@.nddup_decisions_changed()
+	IS 'AFTER row trigger on nddup_decisions: invalidates the cached settings of the nddup_dedup_trigger triggers of the table of a changed decision';
+CREATE TRIGGER nddup_decisions_changed AFTER INSERT OR UPDATE OR DELETE ON @extschema@.nddup_decisions
+	FOR EACH ROW EXECUTE FUNCTION @extschema@.nddup_decisions_changed();
+
 CREATE FUNCTION @extschema@.nddup_decide(rel regclass, column_name name, threshold float8 DEFAULT NULL,
 		radius integer DEFAULT NULL, filter @extschema@.shingle_filter DEFAULT NULL,
 		source_column name DEFAULT NULL, note text DEFAULT NULL)

@@ -47,6 +47,7 @@ typedef struct DedupConfig
 	int32		k;				/* minhash */
 	int32		radius;			/* simhash */
 	double		threshold;		/* minhash, shingleset */
+	bool		decided;		/* radius or threshold from nddup_decisions */
 	double		verify;			/* verification threshold, or 0: none */
 	AttrNumber	verify_attno;	/* verify_column, or 0: the source text */
 	bool		verify_generated;	/* verify_column is STORED generated */
@@ -138,6 +139,8 @@ extern void nddup_dedup_check_tgtype(int16 tgtype, const char *trigname);
 extern void nddup_dedup_load_filter(DedupConfig *cfg, const char *spec,
 									const char *size_arg, const char *unit_arg);
 extern Relation nddup_dedup_open_table(Oid relid);
+/* the decided threshold or radius (src/trigger/trigger_decision.c) */
+extern void nddup_dedup_decision(Relation rel, AttrNumber attno, DedupConfig *cfg);
 struct ArrayType;
 extern char **nddup_dedup_args_array(struct ArrayType *arr, int *nargs);
 

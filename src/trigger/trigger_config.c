@@ -592,6 +592,10 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 		cfg->src_collation = att->attcollation;
 	}
 
+	/* no radius= (threshold=): the decision kept with the table, if any */
+	if (values[cfg->method == NDDUP_TRIGGER_SIMHASH ? NDDUP_TK_RADIUS : NDDUP_TK_THRESHOLD] == NULL)
+		nddup_dedup_decision(rel, cfg->fp_attno ? cfg->fp_attno : cfg->src_attno, cfg);
+
 	/* the signature's parameters */
 	if (nddup_trigger_check_signature(&a, &err) != NDDUP_TRIGGER_OK)
 		dedup_args_error(&err, args, &a);
@@ -726,12 +730,13 @@ nddup_dedup_parse_args(Relation rel, int nargs, char **args, Oid ext_nsp,
 						 cfg->filter ? "filter=" : "",
 						 cfg->filter ? values[NDDUP_TK_FILTER] : "", cfg->filter ? " " : "");
 	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
-		appendStringInfo(&buf, "method=simhash radius=%d id=%s", cfg->radius, id_name);
+		appendStringInfo(&buf, "method=simhash radius=%d%s id=%s", cfg->radius,
+						 cfg->decided ? " (decided)" : "", id_name);
 	else
-		appendStringInfo(&buf, "method=%s%s threshold=%g id=%s",
+		appendStringInfo(&buf, "method=%s%s threshold=%g%s id=%s",
 						 cfg->method == NDDUP_TRIGGER_MINHASH ? "minhash" : "shingleset",
 						 cfg->containment ? " measure=containment" : "",
-						 cfg->threshold, id_name);
+						 cfg->threshold, cfg->decided ? " (decided)" : "", id_name);
 	if (cfg->dup_attno)
 		appendStringInfo(&buf, " duplicate_of=%s", dup_name);
 	appendStringInfo(&buf, " order=%s", values[NDDUP_TK_ORDER] ? values[NDDUP_TK_ORDER] : id_name);

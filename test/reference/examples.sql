@@ -151,6 +151,8 @@ SELECT threshold, precision, recall, f1, note FROM nddup_calibrate('docs_labels'
 SELECT relid, column_name, method, threshold FROM nddup_decide('docs', 'sk', 0.4, source_column => 'body')
 -- @ nddup_decision(regclass,name,integer)
 SELECT column_name, method, threshold, column_check FROM nddup_decision('docs')
+-- @ nddup_decisions_changed()
+SELECT tgrelid::regclass, tgname FROM pg_trigger WHERE tgfoid = 'nddup_decisions_changed'::regproc
 -- @ hamming_pairs(text,integer,double precision)
 SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
 -- @ hamming_pairs(regclass,name,name,integer,name,double precision)
