@@ -115,6 +115,48 @@ SELECT r.variant, s.rows = r.rows AND s.clusters = r.clusters AND s.missing = 0 
 FROM cm_results r JOIN cm_run(false) s USING (variant);
 RESET work_mem;
 
+-- Larger inputs, spilled at work_mem = 64kB (rows, pairs and edges in
+-- temporary files), checked against the method's own pairs: the greedy
+-- answer is the only one in which every member's cluster id is an earlier
+-- original it matches (a), no two originals match (b), and no original
+-- earlier than a member's own matches it (c).
+CREATE TABLE cm_big (id bigint, body text, ss shingleset, sk minhash_sketch, fp simhash64);
+INSERT INTO cm_big (id, body)
+SELECT f * 100 + i, (SELECT string_agg('v' || f || '_' || (w % 89), ' ' ORDER BY w)
+	FROM generate_series(2 * i, 2 * i + 19) w)
+FROM generate_series(1, 60) f, generate_series(0, 49) i;
+UPDATE cm_big SET ss = shingle_set(body), sk = minhash(body), fp = simhash(body);
+CREATE FUNCTION greedy_check(clusters_sql text, pairs_sql text)
+	RETURNS TABLE (rows bigint, members bigint, a_bad bigint, b_bad bigint, c_bad bigint)
+	LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE 'CREATE TEMP TABLE gc_pairs AS SELECT id1, id2 FROM (' || pairs_sql || ') p';
+	INSERT INTO gc_pairs SELECT p.id2, p.id1 FROM gc_pairs p;
+	SET LOCAL work_mem = 64;
+	EXECUTE 'CREATE TEMP TABLE gc_c AS ' || clusters_sql;
+	RESET work_mem;
+	RETURN QUERY SELECT (SELECT count(*) FROM gc_c),
+		(SELECT count(*) FROM gc_c c WHERE c.id <> c.cluster_id),
+		(SELECT count(*) FROM gc_c c WHERE c.id <> c.cluster_id AND (c.cluster_id > c.id
+			OR NOT EXISTS (SELECT 1 FROM gc_pairs p WHERE p.id1 = c.id AND p.id2 = c.cluster_id)
+			OR NOT EXISTS (SELECT 1 FROM gc_c o WHERE o.id = c.cluster_id AND o.cluster_id = o.id))),
+		(SELECT count(*) FROM gc_c x JOIN gc_pairs p ON p.id1 = x.id JOIN gc_c y ON y.id = p.id2
+		 WHERE x.id = x.cluster_id AND y.id = y.cluster_id),
+		(SELECT count(*) FROM gc_c c JOIN gc_pairs p ON p.id1 = c.id JOIN gc_c o ON o.id = p.id2
+		 WHERE c.id <> c.cluster_id AND o.id = o.cluster_id AND o.id < c.cluster_id);
+	DROP TABLE gc_pairs, gc_c;
+END
+$$;
+SELECT 'shingleset' AS method, * FROM greedy_check(
+	$q$SELECT * FROM shingleset_clusters('SELECT id, ss FROM cm_big', 0.4)$q$,
+	$q$SELECT * FROM shingleset_pairs('SELECT id, ss FROM cm_big', 0.4)$q$)
+UNION ALL SELECT 'minhash', * FROM greedy_check(
+	$q$SELECT * FROM minhash_clusters('SELECT id, sk FROM cm_big', 0.4)$q$,
+	$q$SELECT * FROM minhash_pairs('SELECT id, sk FROM cm_big', 0.4)$q$)
+UNION ALL SELECT 'hamming', * FROM greedy_check(
+	$q$SELECT * FROM hamming_clusters('SELECT id, fp FROM cm_big', 10)$q$,
+	$q$SELECT * FROM hamming_pairs('SELECT id, fp FROM cm_big', 10)$q$);
+
 -- by construction: every member matches its original, no two originals match
 WITH c AS (SELECT * FROM shingleset_clusters('SELECT id, ss FROM cm', 0.3))
 SELECT count(*) FILTER (WHERE c.id <> c.cluster_id) AS members,
@@ -143,5 +185,5 @@ SELECT * FROM clusters_from_pairs('VALUES (1, 2)', mode => 'Greedy');
 SELECT count(*) FROM hamming_clusters('SELECT id, fp FROM cm', 3, mode => NULL);
 SELECT count(*) FROM minhash_clusters('cm', 'id', 'sk', 0.5, mode => NULL);
 
-DROP TABLE cm, cm_truth, cm_results CASCADE;
-DROP FUNCTION greedy_ref, cm_diff;
+DROP TABLE cm, cm_truth, cm_results, cm_big CASCADE;
+DROP FUNCTION greedy_ref, cm_diff, greedy_check;
