@@ -485,6 +485,7 @@ extern bool batch_parse_cluster_mode(text *mode);
 extern bool batch_cluster_mode_arg(FunctionCallInfo fcinfo, int argno, bool *greedy);
 extern void batch_greedy_begin(BatchRows *rows);
 extern void batch_greedy_edge(BatchCall *call, int64 a, int64 b);
+extern void batch_greedy_same(BatchCall *call, int64 a, int64 b);
 extern void batch_greedy_finish(BatchRows *rows);
 extern void batch_greedy_pass(const BatchRec *recs, uint64 count, uint32 *orig);
 

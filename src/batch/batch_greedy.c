@@ -45,6 +45,8 @@ typedef struct BatchGreedy
 	uint32	   *node_of_rank;
 	BatchPartitions *edges;		/* key (later rank << 32) | earlier rank */
 	uint64		nedges;
+	bool		have_classes;	/* rows of equal values were grouped */
+	BatchUnionFind classes;		/* over nodes: rows of equal values */
 } BatchGreedy;
 
 /* A row's id and order key, for the ranking. */
@@ -238,6 +240,63 @@ batch_greedy_edge(BatchCall *call, int64 a, int64 b)
 }
 
 /*
+ * Two rows of equal values (fingerprints, sketches): they match the same
+ * rows, so they are one class, decided as its earliest row is, and the
+ * method reports one edge per pair of classes instead of every pair of
+ * their rows (batch_greedy_finish).
+ */
+void
+batch_greedy_same(BatchCall *call, int64 a, int64 b)
+{
+	BatchGreedy *g = call->greedy;
+
+	if (!g->have_classes)
+	{
+		batch_uf_init(call, &g->classes, g->n, "work_mem");
+		g->have_classes = true;
+	}
+	batch_uf_union(&g->classes, node_of_id(g, a), node_of_id(g, b));
+}
+
+/* State of re-keying the edges by classes. */
+typedef struct GreedyRekey
+{
+	BatchGreedy *g;
+	const uint32 *crank;		/* class root node -> the class's first rank */
+	BatchPartitions *out;
+} GreedyRekey;
+
+/* The first rank of the class of the row of rank r. */
+static inline uint32
+class_rank(BatchGreedy *g, const uint32 *crank, uint32 r)
+{
+	return crank[batch_uf_find(&g->classes, g->node_of_rank[r])];
+}
+
+/* Partition callback: an edge between rows as an edge between their classes. */
+static void
+rekey_runs(void *arg, char *records, uint64 count)
+{
+	GreedyRekey *k = arg;
+	const BatchRec *recs = (const BatchRec *) records;
+
+	for (uint64 i = 0; i < count; i++)
+	{
+		uint32		a = class_rank(k->g, k->crank, (uint32) (recs[i].key >> 32));
+		uint32		b = class_rank(k->g, k->crank, (uint32) recs[i].key);
+		BatchRec	rec;
+
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (a == b)
+			continue;
+		rec.key = a > b ? ((uint64) a << 32) | b : ((uint64) b << 32) | a;
+		rec.val = 0;
+		batch_partitions_put(k->out, &rec);
+	}
+}
+
+/*
  * Decide rows by their edges, keyed (later rank << 32) | earlier rank and
  * sorted by key: orig[r] is r (an original, or not decided yet) or the rank
  * of r's original.  A row's first edge to an original, the earliest one,
@@ -267,6 +326,13 @@ greedy_runs(void *arg, char *records, uint64 count)
 	batch_greedy_pass((const BatchRec *) records, count, (uint32 *) arg);
 }
 
+/* The rank that decides node i: its class's first rank, or its own. */
+static inline uint32
+node_class_rank(BatchGreedy *g, const uint32 *crank, uint32 i)
+{
+	return crank ? crank[batch_uf_find(&g->classes, i)] : g->rank[i];
+}
+
 /*
  * Decide every row in survivor order and emit (id, the id of its cluster's
  * original), one row per distinct id; the call emits clusters again.
@@ -278,6 +344,7 @@ batch_greedy_finish(BatchRows *rows)
 	BatchGreedy *g = call->greedy;
 	uint32	   *orig = MemoryContextAllocHuge(call->cxt, Max(g->n, 1) * sizeof(uint32));
 	uint32	   *count = MemoryContextAllocHuge(call->cxt, Max(g->n, 1) * sizeof(uint32));
+	uint32	   *crank = NULL;
 
 	call->greedy = NULL;
 	call->mode = BATCH_CLUSTER;
@@ -288,13 +355,34 @@ batch_greedy_finish(BatchRows *rows)
 		orig[r] = (uint32) r;
 		count[r] = 0;
 	}
+	if (g->have_classes)
+	{
+		GreedyRekey k;
+
+		/* each class is ranked by its earliest row; edges between classes */
+		crank = MemoryContextAllocHuge(call->cxt, Max(g->n, 1) * sizeof(uint32));
+		for (uint64 i = 0; i < g->n; i++)
+			crank[i] = PG_UINT32_MAX;
+		for (uint64 i = 0; i < g->n; i++)
+		{
+			uint32		root = batch_uf_find(&g->classes, (uint32) i);
+
+			crank[root] = Min(crank[root], g->rank[i]);
+		}
+		k.g = g;
+		k.crank = crank;
+		k.out = batch_partitions_begin(call, sizeof(BatchRec), Max(g->nedges, 1), call->mem_limit);
+		batch_partitions_sort_each(g->edges, rekey_runs, &k, false);
+		batch_partitions_end(g->edges);
+		g->edges = k.out;
+	}
 	batch_partitions_sort_each(g->edges, greedy_runs, orig, false);
 	batch_partitions_end(g->edges);
-	for (uint64 r = 0; r < g->n; r++)
-		count[orig[r]]++;
+	for (uint64 i = 0; i < g->n; i++)
+		count[orig[node_class_rank(g, crank, (uint32) i)]]++;
 	for (uint64 i = 0; i < g->n; i++)
 	{
-		uint32		o = orig[g->rank[i]];
+		uint32		o = orig[node_class_rank(g, crank, (uint32) i)];
 
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -304,4 +392,6 @@ batch_greedy_finish(BatchRows *rows)
 	}
 	pfree(orig);
 	pfree(count);
+	if (crank)
+		pfree(crank);
 }

@@ -60,6 +60,7 @@ typedef struct SpillSearch
 								 * row */
 	uint64		leader_key;
 	uint32		leader_row;
+	int64		leader_id;		/* its id, once read */
 	bool		have_leader;
 	bool		leader_read;	/* its values are in leader */
 	uint64		nmember;		/* grouping: rows that joined a group */
@@ -79,6 +80,19 @@ static void
 empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
 {
 	sketch_put_pair((SketchBatch *) arg, ida, fa, idb, fb, 1.0);
+}
+
+/*
+ * Rows a and b (ids ida, idb) have equal sketches: one component
+ * (clusters), or one class (greedy clusters, batch_greedy.c).
+ */
+static void
+link_same(SketchBatch *sb, uint32 a, int64 ida, uint32 b, int64 idb)
+{
+	if (sb->call->mode == BATCH_CLUSTER)
+		batch_uf_union(&sb->uf, a, b);
+	else
+		batch_greedy_same(sb->call, ida, idb);
 }
 
 /*
@@ -116,12 +130,13 @@ group_runs(void *arg, char *records, uint64 count)
 		{
 			batch_rows_fetch(&sb->rows, ss->leader_row, &r);
 			memcpy(ss->leader, r.payload, vbytes);
+			ss->leader_id = r.id;
 			ss->leader_read = true;
 		}
 		batch_rows_fetch(&sb->rows, row, &r);
 		if (memcmp(r.payload, ss->leader, vbytes) == 0)
 		{
-			batch_uf_union(&sb->uf, ss->leader_row, row);
+			link_same(sb, ss->leader_row, ss->leader_id, row, r.id);
 			ss->member[row / 8] |= (uint8) (1 << (row % 8));
 			ss->nmember++;
 		}
@@ -142,6 +157,7 @@ group_identical_spilled(SpillSearch *ss)
 	BatchPartitions *parts;
 	BatchRow	row;
 	int64		first_empty = -1;
+	int64		first_empty_id = 0;
 
 	parts = batch_partitions_begin(call, sizeof(BatchRec), sb->rows.nrows, call->mem_limit);
 	batch_rows_rewind(&sb->rows);
@@ -152,9 +168,12 @@ group_identical_spilled(SpillSearch *ss)
 		if (row.flags & ROW_EMPTY)
 		{
 			if (first_empty < 0)
+			{
 				first_empty = row.row;
+				first_empty_id = row.id;
+			}
 			else
-				batch_uf_union(&sb->uf, (uint32) first_empty, row.row);
+				link_same(sb, (uint32) first_empty, first_empty_id, row.row, row.id);
 			continue;
 		}
 		rec.key = sketch_band_key((const uint32 *) row.payload, sb->k);
@@ -400,7 +419,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 	ss.pairs = batch_pairs_begin(rows);
 	if (sb->verify.active)
 		empty_candidates(&ss);
-	else if (call->mode == BATCH_CLUSTER)
+	else if (call->mode == BATCH_CLUSTER || call->greedy != NULL)
 	{
 		/* the empty sketches are linked by the grouping pass */
 		ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);

@@ -100,6 +100,12 @@ CREATE FUNCTION cm_run(with_pairs boolean) RETURNS SETOF cm_results LANGUAGE sql
 	UNION ALL SELECT * FROM cm_diff('hamming relation, no singletons',
 		$q$SELECT * FROM hamming_clusters('cm', 'id', 'fp', 10, singletons => false)$q$,
 		$q$SELECT * FROM greedy_ref('SELECT id FROM cm ORDER BY id', 'SELECT id1, id2 FROM cm_truth WHERE distance <= 10', false)$q$)
+	UNION ALL SELECT * FROM cm_diff('hamming, copies first',
+		$q$SELECT * FROM hamming_clusters('SELECT id, fp, -id FROM cm', 8)$q$,
+		$q$SELECT * FROM greedy_ref('SELECT id FROM cm ORDER BY -id', 'SELECT id1, id2 FROM cm_truth WHERE distance <= 8')$q$)
+	UNION ALL SELECT * FROM cm_diff('minhash, copies first',
+		$q$SELECT * FROM minhash_clusters('SELECT id, sk, -id FROM cm', 0.5)$q$,
+		$q$SELECT * FROM greedy_ref('SELECT id FROM cm ORDER BY -id', 'SELECT id1, id2 FROM cm_truth WHERE est >= 0.5')$q$)
 	UNION ALL SELECT * FROM cm_diff('from pairs',
 		$q$SELECT * FROM clusters_from_pairs('SELECT id, NULL::bigint FROM cm UNION ALL SELECT id1, id2 FROM cm_truth WHERE j >= 0.5')$q$,
 		$q$SELECT * FROM greedy_ref('SELECT id FROM cm ORDER BY id', 'SELECT id1, id2 FROM cm_truth WHERE j >= 0.5')$q$)
@@ -125,6 +131,9 @@ INSERT INTO cm_big (id, body)
 SELECT f * 100 + i, (SELECT string_agg('v' || f || '_' || (w % 89), ' ' ORDER BY w)
 	FROM generate_series(2 * i, 2 * i + 19) w)
 FROM generate_series(1, 60) f, generate_series(0, 49) i;
+-- copies (equal sets, sketches, fingerprints) and empty documents
+INSERT INTO cm_big (id, body) SELECT id + 100000, body FROM cm_big WHERE id % 10 = 0;
+INSERT INTO cm_big (id, body) VALUES (999997, ''), (999998, '<p></p>'), (999999, '');
 UPDATE cm_big SET ss = shingle_set(body), sk = minhash(body), fp = simhash(body);
 CREATE FUNCTION greedy_check(clusters_sql text, pairs_sql text)
 	RETURNS TABLE (rows bigint, members bigint, a_bad bigint, b_bad bigint, c_bad bigint)
@@ -173,6 +182,13 @@ FROM (SELECT 'greedy' AS mode, cluster_id, count(*) OVER (PARTITION BY cluster_i
       SELECT 'components', cluster_id, count(*) OVER (PARTITION BY cluster_id)
       FROM shingleset_clusters('SELECT id, ss FROM cm', 0.3, mode => 'components')) s
 GROUP BY mode ORDER BY mode;
+-- rows of equal fingerprints or sketches are one class: 20,000 copies are
+-- not paired with each other
+SELECT count(*), count(DISTINCT cluster_id) FROM minhash_clusters(
+	'SELECT g, minhash(''one text copied many times'') FROM generate_series(1, 20000) g', 0.5);
+SELECT count(*), count(DISTINCT cluster_id) FROM hamming_clusters(
+	'SELECT g, simhash(''one text copied many times'') FROM generate_series(1, 20000) g', 3);
+
 -- a chain a - b - c: b joins a, c is an original (components: one cluster)
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3)');
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3)', mode => 'components');
