@@ -66,7 +66,34 @@ typedef struct SpillSearch
 	uint64		nmember;		/* grouping: rows that joined a group */
 	uint64		nentered;		/* rows entered in the bands, at most */
 	int			row_bits;		/* 8-byte entries: bits of the row number */
+	uint64		nadded;			/* candidates added (with repeats) */
 } SpillSearch;
+
+/*
+ * Greedy clusters verify every candidate pair through temporary files (the
+ * components mode skips those already in one component): at most this many
+ * candidates a row, so that large families of near-copies stop with an
+ * error instead of filling the disk.
+ */
+#define GREEDY_CANDIDATES_PER_ROW	64
+
+/* Add a candidate pair of rows a and b (greedy clusters: within the cap). */
+static inline void
+add_candidate(SpillSearch *ss, uint32 a, uint32 b)
+{
+	SketchBatch *sb = ss->sb;
+
+	if (sb->call->greedy != NULL &&
+		++ss->nadded > GREEDY_CANDIDATES_PER_ROW * sb->rows.nrows + 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: more than %llu candidate pairs for greedy clusters of %llu rows through temporary files",
+						sb->call->fname, (unsigned long long) (ss->nadded - 1),
+						(unsigned long long) sb->rows.nrows),
+				 errdetail("Greedy clusters verify every candidate pair; the components mode skips the pairs already in one cluster."),
+				 errhint("Use mode => 'components', a higher threshold, or raise work_mem so that the rows stay in memory.")));
+	batch_pairs_add(ss->pairs, a, b);
+}
 
 /* Is bit i of a bitmap set? */
 static inline bool
@@ -215,7 +242,7 @@ band_runs(void *arg, char *records, uint64 count)
 				if (sb->call->mode == BATCH_CLUSTER &&
 					batch_uf_find(&sb->uf, recs[a].row) == batch_uf_find(&sb->uf, recs[b].row))
 					continue;
-				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
+				add_candidate(ss, recs[a].row, recs[b].row);
 			}
 		}
 		if ((s & 0xffff) == 0)
@@ -259,7 +286,7 @@ entry_runs(void *arg, char *records, uint64 count)
 				if (sb->call->mode == BATCH_CLUSTER &&
 					batch_uf_find(&sb->uf, ra) == batch_uf_find(&sb->uf, rb))
 					continue;
-				batch_pairs_add(ss->pairs, ra, rb);
+				add_candidate(ss, ra, rb);
 			}
 		}
 		if ((s & 0xffff) == 0)
@@ -370,7 +397,7 @@ empty_candidates(SpillSearch *ss)
 		for (uint64 j = i + 1; j < n; j++)
 			if (sb->call->mode != BATCH_JOIN ||
 				((eflags[i] ^ eflags[j]) & BATCH_ROW_SIDE1))
-				batch_pairs_add(ss->pairs, empty[i], empty[j]);
+				add_candidate(ss, empty[i], empty[j]);
 	}
 	if (empty)
 	{

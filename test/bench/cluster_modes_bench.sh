@@ -4,8 +4,7 @@
 # time of each mode, the largest cluster, and how many members of the
 # largest cluster are below the threshold with the cluster's original
 # (docs/reports/bench-cluster-modes.md).  Target: greedy <= 1.5x the
-# components mode's time.  Then minhash_clusters (minhash(body), 0.3), once
-# in each mode, with the same figures (members below 0.3 by exact Jaccard).
+# components mode's time.
 #   test/bench/cluster_modes_bench.sh [DATA_DIR]
 # DATA_DIR (default ../shared/data) holds debian-descriptions-en.tsv.gz.
 # The modes run alternately, RUNS (2) times each, in one backend; every
@@ -24,8 +23,8 @@ pg_sql -c "CREATE EXTENSION nddup"
 pg_sql <<SQL
 CREATE TABLE deb (id integer PRIMARY KEY, package text, body text);
 \copy deb FROM PROGRAM 'zcat $DATA/debian-descriptions-en.tsv.gz | tail -n +2'
-ALTER TABLE deb ADD ss shingleset, ADD sk minhash_sketch;
-UPDATE deb SET ss = shingle_set(body), sk = minhash(body);
+ALTER TABLE deb ADD ss shingleset;
+UPDATE deb SET ss = shingle_set(body);
 VACUUM ANALYZE deb;
 SQL
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -61,25 +60,4 @@ FROM best b JOIN largest l USING (mode) JOIN below w USING (mode) ORDER BY b.mod
 SELECT count(*) AS greedy_members, count(*) FILTER (WHERE jaccard(a.ss, o.ss) < 0.3) AS below_threshold
 FROM result c JOIN deb a ON a.id = c.id JOIN deb o ON o.id = c.cluster_id
 WHERE c.mode = 'greedy' AND c.id <> c.cluster_id;
--- minhash_clusters, once in each mode
-CREATE TABLE mtimes (mode text, ms float8);
-CREATE TABLE mresult (mode text, id bigint, cluster_id bigint);
-CREATE FUNCTION run_minhash(m text) RETURNS void LANGUAGE plpgsql AS \$\$
-DECLARE t timestamptz;
-BEGIN
-  t := clock_timestamp();
-  INSERT INTO mresult SELECT m, c.* FROM minhash_clusters('deb', 'id', 'sk', 0.3, mode => m) c;
-  INSERT INTO mtimes VALUES (m, extract(epoch FROM clock_timestamp() - t) * 1000);
-END \$\$;
-SELECT run_minhash(m) FROM unnest(ARRAY['components', 'greedy']) m;
-WITH sizes AS (SELECT mode, cluster_id, count(*) AS n FROM mresult GROUP BY mode, cluster_id),
-largest AS (SELECT DISTINCT ON (mode) mode, cluster_id, n FROM sizes ORDER BY mode, n DESC, cluster_id),
-below AS (SELECT l.mode, count(*) FILTER (WHERE jaccard(a.ss, o.ss) < 0.3) AS below
-          FROM largest l JOIN mresult c ON c.mode = l.mode AND c.cluster_id = l.cluster_id
-          JOIN deb a ON a.id = c.id JOIN deb o ON o.id = c.cluster_id GROUP BY l.mode)
-SELECT 'minhash_clusters' AS function, t.mode, round(t.ms) AS ms,
-       (SELECT count(*) FROM sizes s WHERE s.mode = t.mode AND s.n > 1) AS "clusters > 1",
-       l.n AS largest, (SELECT package FROM deb WHERE id = l.cluster_id) AS largest_original,
-       w.below AS "largest: members below exact 0.3 with the original"
-FROM mtimes t JOIN largest l USING (mode) JOIN below w USING (mode) ORDER BY t.mode;
 SQL

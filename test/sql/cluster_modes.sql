@@ -195,6 +195,17 @@ SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3)', mode => 'components')
 -- rows sharing an id are one node, named once
 SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 2), (3, 1)') ORDER BY 1;
 
+-- spilled min-hash rows: greedy clusters verify every candidate pair, and a
+-- family of near-copies stops at 64 candidates a row (plus a million)
+-- instead of filling the disk; the components mode links it
+SET work_mem = 64;
+SELECT count(*) FROM minhash_clusters(
+	'SELECT g, minhash(''one text copied many times with a number '' || g) FROM generate_series(1, 2000) g', 0.3);
+SELECT count(*), count(DISTINCT cluster_id) FROM minhash_clusters(
+	'SELECT g, minhash(''one text copied many times with a number '' || g) FROM generate_series(1, 2000) g', 0.3,
+	mode => 'components');
+RESET work_mem;
+
 -- errors and NULLs
 SELECT * FROM shingleset_clusters('SELECT id, ss FROM cm', 0.3, mode => 'chains');
 SELECT * FROM clusters_from_pairs('VALUES (1, 2)', mode => 'Greedy');
