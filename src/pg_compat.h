@@ -39,6 +39,16 @@
 #endif
 
 /*
+ * make_range(typcache, lower, upper, empty, escontext): 16 added escontext
+ * for soft errors; before 16 an error is always thrown, as with NULL.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/rangetypes.h"
+#define make_range(typcache, lower, upper, empty, escontext) \
+	((void) (escontext), make_range((typcache), (lower), (upper), (empty)))
+#endif
+
+/*
  * float8in_internal(num, endptr_p, type_name, orig_string, escontext): 16
  * added escontext for soft errors.  Before 16 an error is always thrown, as
  * with escontext NULL; so pass NULL.

@@ -33,21 +33,21 @@ COMMENT ON FUNCTION @extschema@.shingleset_join(text, text, float8, text)
 	IS 'exact similarity join: pairs (a, b) of rows of two queries (id, shingleset) whose Jaccard (or containment of a in b) reaches threshold';
 
 CREATE FUNCTION @extschema@.shingleset_clusters(query text, threshold float8,
-	singletons boolean DEFAULT true, measure text DEFAULT 'jaccard')
+	singletons boolean DEFAULT true, measure text DEFAULT 'jaccard', mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'shingleset_clusters_query'
 	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, float8, boolean, text)
-	IS 'clusters of a query (id, shingleset[, order key]): connected components of the pairs at threshold, named after their earliest member';
+COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, float8, boolean, text, text)
+	IS 'clusters of a query (id, shingleset[, order key]) at threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order key, then id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; named after their earliest member';
 
 CREATE FUNCTION @extschema@.shingleset_clusters(rel regclass, id_column name, set_column name,
 	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
-	measure text DEFAULT 'jaccard')
+	measure text DEFAULT 'jaccard', mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'shingleset_clusters_rel'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.shingleset_clusters(regclass, name, name, float8, name, boolean, text)
-	IS 'clusters of a relation by exact shingle-set resemblance, named after their earliest member (by order_column, else smallest id)';
+COMMENT ON FUNCTION @extschema@.shingleset_clusters(regclass, name, name, float8, name, boolean, text, text)
+	IS 'clusters of a relation by exact shingle-set resemblance: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order_column, then smallest id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; named after their earliest member';
 
 -- the relation form for calls whose arguments are all untyped (drivers that
 -- send every parameter as text): the threshold is a text here too, since
@@ -55,10 +55,10 @@ COMMENT ON FUNCTION @extschema@.shingleset_clusters(regclass, name, name, float8
 -- otherwise find the two forms equally good
 CREATE FUNCTION @extschema@.shingleset_clusters(rel text, id_column name, set_column name,
 	threshold text, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
-	measure text DEFAULT 'jaccard')
+	measure text DEFAULT 'jaccard', mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	AS $$ SELECT * FROM @extschema@.shingleset_clusters(rel::regclass, id_column, set_column,
-		threshold::float8, order_column, singletons, measure) $$;
-COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, name, name, text, name, boolean, text)
+		threshold::float8, order_column, singletons, measure, mode) $$;
+COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, name, name, text, name, boolean, text, text)
 	IS 'the relation form, relation and threshold as texts: a call whose arguments are all untyped literals or parameters resolves to it';

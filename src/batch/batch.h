@@ -53,6 +53,10 @@ typedef struct BatchCall
 	TupleDesc	outdesc;
 	uint64		nout;
 	uint64		ncand;			/* candidates verified */
+	bool		greedy_clusters;	/* BATCH_CLUSTER: clusters without chains
+									 * (batch_greedy.c), not components */
+	struct BatchGreedy *greedy; /* while its pairs are found: pairs are
+								 * edges of the greedy clustering */
 	int			next_pct;		/* next progress report, in % */
 	instr_time	start;
 } BatchCall;
@@ -475,5 +479,14 @@ batch_uf_union(BatchUnionFind *uf, uint32 a, uint32 b)
 }
 
 extern void batch_finish_clusters(BatchRows *rows, BatchUnionFind *uf);
+
+/* Clusters without chains (batch_greedy.c) */
+extern bool batch_parse_cluster_mode(text *mode);
+extern bool batch_cluster_mode_arg(FunctionCallInfo fcinfo, int argno, bool *greedy);
+extern void batch_greedy_begin(BatchRows *rows);
+extern void batch_greedy_edge(BatchCall *call, int64 a, int64 b);
+extern void batch_greedy_same(BatchCall *call, int64 a, int64 b);
+extern void batch_greedy_finish(BatchRows *rows);
+extern void batch_greedy_pass(const BatchRec *recs, uint64 count, uint32 *orig);
 
 #endif							/* NDDUP_BATCH_H */

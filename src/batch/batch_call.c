@@ -99,13 +99,18 @@ batch_report_progress(BatchCall *call, const char *what, double done,
 	call->next_pct = pct - pct % 10 + 10;
 }
 
-/* Append (a, b, score) to the result. */
+/* Append (a, b, score) to the result (an edge of a greedy clustering). */
 void
 batch_put_pair(BatchCall *call, int64 a, int64 b, Datum score)
 {
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
+	if (call->greedy != NULL)
+	{
+		batch_greedy_edge(call, a, b);
+		return;
+	}
 	values[0] = Int64GetDatum(a);
 	values[1] = Int64GetDatum(b);
 	values[2] = score;

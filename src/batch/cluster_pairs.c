@@ -100,9 +100,43 @@ receive_pair(TupleTableSlot *slot, DestReceiver *self)
 }
 
 /*
- * clusters_from_pairs(query, singletons): ids of both columns are sorted,
- * equal ids are one node; union-find over the nodes; each component is
- * named after its smallest id (the first node of it in id order).
+ * The greedy clusters of nodes 0 .. nnodes - 1 (in id order, the survivor
+ * order) linked by the pairs: orig[i] is the node of i's original
+ * (batch_greedy.c).
+ */
+static void
+greedy_nodes(BatchCall *call, PairsReceiver *recv, const uint32 *node,
+			 uint64 nnodes, uint32 *orig)
+{
+	BatchRec   *edges = MemoryContextAllocHuge(call->cxt, Max(recv->np, 1) * sizeof(BatchRec));
+	BatchRec   *tmp = MemoryContextAllocHuge(call->cxt, Max(recv->np, 1) * sizeof(BatchRec));
+	BatchRec   *sorted;
+	uint64		m = 0;
+
+	for (uint64 i = 0; i < recv->np; i++)
+	{
+		uint32		a = node[2 * i];
+		uint32		b = node[2 * i + 1];
+
+		if (recv->pnull1[i] || recv->pnull2[i] || a == b)
+			continue;
+		edges[m].key = a < b ? ((uint64) b << 32) | a : ((uint64) a << 32) | b;
+		edges[m].val = 0;
+		m++;
+	}
+	sorted = batch_radix_sort(edges, tmp, m);
+	for (uint64 i = 0; i < nnodes; i++)
+		orig[i] = (uint32) i;
+	batch_greedy_pass(sorted, m, orig);
+	pfree(edges);
+	pfree(tmp);
+}
+
+/*
+ * clusters_from_pairs(query, singletons, mode): ids of both columns are
+ * sorted, equal ids are one node; greedy (each node joins the smallest
+ * original it is paired with) or union-find over the nodes; each cluster
+ * is named after its smallest id (the first node of it in id order).
  */
 Datum
 hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
@@ -123,6 +157,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 	uint64		nslots;
 	uint64		nnodes = 0;
 	uint64		j = 0;
+	bool		greedy = batch_parse_cluster_mode(PG_GETARG_TEXT_PP(2));
 
 	call->singletons = PG_GETARG_BOOL(1);
 	memset(&recv, 0, sizeof(recv));
@@ -171,17 +206,28 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 		}
 		node[sorted[i].val] = (uint32) (nnodes - 1);
 	}
-	batch_uf_init(call, &uf, nnodes, "work_mem");
-	for (uint64 i = 0; i < recv.np; i++)
-	{
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (!recv.pnull1[i] && !recv.pnull2[i])
-			batch_uf_union(&uf, node[2 * i], node[2 * i + 1]);
-	}
-	/* nodes are in id order: the first node seen of a root is its smallest */
 	rep = MemoryContextAllocHuge(call->cxt, Max(nnodes, 1) * sizeof(uint32));
 	count = MemoryContextAllocHuge(call->cxt, Max(nnodes, 1) * sizeof(uint32));
+	if (greedy)
+	{
+		/* rep[i]: the node of i's original, i itself for an original */
+		greedy_nodes(call, &recv, node, nnodes, rep);
+		batch_uf_init(call, &uf, nnodes, "work_mem");
+		for (uint64 i = 0; i < nnodes; i++)
+			uf.parent[i] = rep[i];
+	}
+	else
+	{
+		batch_uf_init(call, &uf, nnodes, "work_mem");
+		for (uint64 i = 0; i < recv.np; i++)
+		{
+			if ((i & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (!recv.pnull1[i] && !recv.pnull2[i])
+				batch_uf_union(&uf, node[2 * i], node[2 * i + 1]);
+		}
+	}
+	/* nodes are in id order: the first node seen of a root is its smallest */
 	for (uint64 i = 0; i < nnodes; i++)
 	{
 		rep[i] = PG_UINT32_MAX;

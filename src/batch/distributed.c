@@ -435,14 +435,15 @@ rel_input(FunctionCallInfo fcinfo, NddupDistInput *in, int ordarg)
 }
 
 /*
- * Are the arguments from argno on (the verification arguments of the batch
- * functions: verify_column, verify) all NULL or absent?  Verified calls
- * read the rows' texts or sets: the local code answers them.
+ * Are the arguments from argno up to nargs (the verification arguments of
+ * the batch functions: verify_column, verify; the clusters' mode after them
+ * is not one) all NULL or absent?  Verified calls read the rows' texts or
+ * sets: the local code answers them.
  */
 static bool
-no_verify_args(FunctionCallInfo fcinfo, int argno)
+no_verify_args(FunctionCallInfo fcinfo, int argno, int nargs)
 {
-	for (int i = argno; i < PG_NARGS(); i++)
+	for (int i = argno; i < nargs; i++)
 		if (!PG_ARGISNULL(i))
 			return false;
 	return true;
@@ -467,7 +468,7 @@ nddup_dist_hamming_pairs(FunctionCallInfo fcinfo, bool rel)
 	int			rarg = rel ? 3 : 1;
 
 	if (!(rel ? rel_input(fcinfo, &in, -1) : query_input(fcinfo, &in, 0)) ||
-		PG_ARGISNULL(rarg) || !no_verify_args(fcinfo, rarg + 1))
+		PG_ARGISNULL(rarg) || !no_verify_args(fcinfo, rarg + 1, PG_NARGS()))
 		return false;
 	return distributed_hamming(fcinfo, NDDUP_DIST_PAIRS, "hamming_pairs", &in,
 							   NULL, PG_GETARG_INT32(rarg), true);
@@ -481,7 +482,7 @@ nddup_dist_hamming_join(FunctionCallInfo fcinfo)
 	NddupDistInput in_b;
 
 	if (!query_input(fcinfo, &in, 0) || !query_input(fcinfo, &in_b, 1) ||
-		PG_ARGISNULL(2) || !no_verify_args(fcinfo, 3))
+		PG_ARGISNULL(2) || !no_verify_args(fcinfo, 3, PG_NARGS()))
 		return false;
 	return distributed_hamming(fcinfo, NDDUP_DIST_JOIN, "hamming_join", &in,
 							   &in_b, PG_GETARG_INT32(2), true);
@@ -499,7 +500,7 @@ nddup_dist_hamming_clusters(FunctionCallInfo fcinfo, bool rel)
 	int			sarg = rel ? 5 : 2;
 
 	if (!(rel ? rel_input(fcinfo, &in, 4) : query_input(fcinfo, &in, 0)) ||
-		PG_ARGISNULL(rarg) || !no_verify_args(fcinfo, sarg + 1))
+		PG_ARGISNULL(rarg) || !no_verify_args(fcinfo, sarg + 1, PG_NARGS() - 1))
 		return false;
 	return distributed_hamming(fcinfo, NDDUP_DIST_CLUSTERS, "hamming_clusters",
 							   &in, NULL, PG_GETARG_INT32(rarg),
@@ -530,7 +531,7 @@ nddup_dist_minhash_pairs(FunctionCallInfo fcinfo)
 				rows;
 
 	if (!rel_input(fcinfo, &in, -1) || PG_ARGISNULL(3) ||
-		!band_args(fcinfo, 4, &bands, &rows) || !no_verify_args(fcinfo, 6))
+		!band_args(fcinfo, 4, &bands, &rows) || !no_verify_args(fcinfo, 6, PG_NARGS()))
 		return false;
 	return distributed_minhash(fcinfo, NDDUP_DIST_PAIRS, "minhash_pairs", &in,
 							   PG_GETARG_FLOAT8(3), bands, rows, true);
@@ -542,7 +543,7 @@ nddup_dist_minhash_clusters(FunctionCallInfo fcinfo)
 {
 	NddupDistInput in;
 
-	if (!rel_input(fcinfo, &in, 4) || PG_ARGISNULL(3) || !no_verify_args(fcinfo, 6))
+	if (!rel_input(fcinfo, &in, 4) || PG_ARGISNULL(3) || !no_verify_args(fcinfo, 6, PG_NARGS() - 1))
 		return false;
 	return distributed_minhash(fcinfo, NDDUP_DIST_CLUSTERS, "minhash_clusters",
 							   &in, PG_GETARG_FLOAT8(3), 0, 0,

@@ -85,6 +85,12 @@ handle_group_pair(HammingBatch *hb, uint32 u, uint32 v, int d)
 	switch (call->mode)
 	{
 		case BATCH_PAIRS:
+			if (call->greedy != NULL && !hb->verify.active)
+			{
+				/* greedy clusters: the groups are classes, one edge */
+				batch_greedy_edge(call, id[hb->grow[hb->gstart[u]]], id[hb->grow[hb->gstart[v]]]);
+				break;
+			}
 			for (uint32 i = hb->gstart[u]; i < hb->gstart[u + 1]; i++)
 			{
 				int64		a = id[hb->grow[i]];
@@ -154,6 +160,13 @@ handle_identical(HammingBatch *hb, uint32 g)
 	switch (call->mode)
 	{
 		case BATCH_PAIRS:
+			if (call->greedy != NULL && !hb->verify.active)
+			{
+				/* greedy clusters: the group's rows are one class */
+				for (uint32 i = lo + 1; i < hi; i++)
+					batch_greedy_same(call, id[hb->grow[lo]], id[hb->grow[i]]);
+				break;
+			}
 			for (uint32 i = lo; i < hi; i++)
 			{
 				int64		a = id[hb->grow[i]];

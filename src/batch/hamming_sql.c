@@ -184,6 +184,8 @@ finish_hamming(HammingBatch *hb)
 	batch_log(call, "%s: read %llu rows (%llu skipped for a NULL id or fingerprint)",
 			  call->fname, (unsigned long long) rows->nrows,
 			  (unsigned long long) rows->nskipped);
+	if (call->mode == BATCH_CLUSTER && call->greedy_clusters)
+		batch_greedy_begin(rows);	/* the pairs, as edges */
 	if (!rows->spilled)
 	{
 		hamming_group_fingerprints(hb);
@@ -200,6 +202,8 @@ finish_hamming(HammingBatch *hb)
 			batch_finish_clusters(rows, &hb->uf);
 		else if (call->mode == BATCH_ASSIGN)
 			hamming_assign_finish(hb);
+		else if (call->greedy != NULL)
+			batch_greedy_finish(rows);
 	}
 	else
 	{
@@ -212,6 +216,8 @@ finish_hamming(HammingBatch *hb)
 		batch_log_time(call, "%s: tables done", call->fname);
 		if (call->mode == BATCH_CLUSTER)
 			batch_finish_clusters(rows, &hb->uf);
+		else if (call->greedy != NULL)
+			batch_greedy_finish(rows);
 	}
 	batch_rows_free(rows);
 	batch_end(call);
@@ -234,11 +240,12 @@ any_null_arg(FunctionCallInfo fcinfo, int n)
 static void
 pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 				  const char *query, int32 radius, bool singletons,
-				  bool verify, double threshold)
+				  bool verify, double threshold, bool greedy)
 {
 	HammingBatch *hb = begin_hamming(fcinfo, mode, fname, radius, verify, threshold);
 
 	hb->call->singletons = singletons;
+	hb->call->greedy_clusters = greedy;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(hb, "the query", query, fp_cols, 2, mode == BATCH_CLUSTER ? 3 : 2, 0);
@@ -266,7 +273,7 @@ hamming_pairs_query(PG_FUNCTION_ARGS)
 	verify = batch_verify_query_arg(fcinfo, 2, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
-					  true, verify, threshold);
+					  true, verify, threshold, false);
 	return (Datum) 0;
 }
 
@@ -291,7 +298,7 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 								 PG_GETARG_NAME(2), NULL, verifycol, fp_cols,
 								 nddup_lookup_type(fcinfo, "simhash64"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "hamming_pairs", query,
-					  PG_GETARG_INT32(3), true, verifycol != NULL, threshold);
+					  PG_GETARG_INT32(3), true, verifycol != NULL, threshold, false);
 	return (Datum) 0;
 }
 
@@ -327,30 +334,32 @@ hamming_join_query(PG_FUNCTION_ARGS)
 }
 
 /*
- * hamming_clusters(query, radius, singletons, verify): clusters of
- * fingerprints, linked by verified pairs when verify is given.
+ * hamming_clusters(query, radius, singletons, verify, mode): clusters of
+ * fingerprints, linked by verified pairs when verify is given; greedy
+ * (batch_greedy.c) or connected components.
  */
 Datum
 hamming_clusters_query(PG_FUNCTION_ARGS)
 {
 	double		threshold;
 	bool		verify;
+	bool		greedy;
 
-	if (any_null_arg(fcinfo, 3))
+	if (any_null_arg(fcinfo, 3) || !batch_cluster_mode_arg(fcinfo, 4, &greedy))
 		return (Datum) 0;
-	if (nddup_dist_hamming_clusters(fcinfo, false))
+	if (!greedy && nddup_dist_hamming_clusters(fcinfo, false))
 		return (Datum) 0;
 	verify = batch_verify_query_arg(fcinfo, 3, &threshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT32(1),
-					  PG_GETARG_BOOL(2), verify, threshold);
+					  PG_GETARG_BOOL(2), verify, threshold, greedy);
 	return (Datum) 0;
 }
 
 /*
  * hamming_clusters(rel, id_column, fp_column, radius, order_column,
- * singletons, verify_column, verify): over a relation; order_column may be
- * NULL.
+ * singletons, verify_column, verify, mode): over a relation; order_column
+ * may be NULL.
  */
 Datum
 hamming_clusters_rel(PG_FUNCTION_ARGS)
@@ -359,10 +368,11 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 	bool		singletons = PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5);
 	Name		verifycol;
 	double		threshold;
+	bool		greedy;
 
-	if (any_null_arg(fcinfo, 4))
+	if (any_null_arg(fcinfo, 4) || !batch_cluster_mode_arg(fcinfo, 8, &greedy))
 		return (Datum) 0;
-	if (nddup_dist_hamming_clusters(fcinfo, true))
+	if (!greedy && nddup_dist_hamming_clusters(fcinfo, true))
 		return (Datum) 0;
 	check_radius(PG_GETARG_INT32(3));
 	verifycol = batch_verify_relation_args(fcinfo, "hamming_clusters", 6, &threshold);
@@ -371,7 +381,7 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,
 								 fp_cols, nddup_lookup_type(fcinfo, "simhash64"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "hamming_clusters", query,
-					  PG_GETARG_INT32(3), singletons, verifycol != NULL, threshold);
+					  PG_GETARG_INT32(3), singletons, verifycol != NULL, threshold, greedy);
 	return (Datum) 0;
 }
 

@@ -193,6 +193,8 @@ finish_sets(SetBatch *sb)
 	batch_log(call, "%s: read %llu rows (%llu skipped), %llu shingles counted",
 			  call->fname, (unsigned long long) sb->rows.nrows,
 			  (unsigned long long) sb->rows.nskipped, (unsigned long long) set_df_size(sb));
+	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER && call->greedy_clusters)
+		batch_greedy_begin(&sb->rows);	/* the pairs, as edges */
 	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER)
 		batch_uf_init(call, &sb->uf, sb->rows.nrows,
 					  sb->rows.spilled ? "maintenance_work_mem" : "work_mem");
@@ -204,6 +206,8 @@ finish_sets(SetBatch *sb)
 			set_pairs_in_memory(sb);
 		if (call->mode == BATCH_CLUSTER)
 			batch_finish_clusters(&sb->rows, &sb->uf);
+		else if (call->greedy != NULL)
+			batch_greedy_finish(&sb->rows);
 	}
 	MemoryContextSwitchTo(old);
 	batch_rows_free(&sb->rows);
@@ -214,11 +218,12 @@ finish_sets(SetBatch *sb)
 static void
 pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 				  const char *query, double threshold, text *measure,
-				  bool singletons)
+				  bool singletons, bool greedy)
 {
 	SetBatch   *sb = begin_sets(fcinfo, mode, fname, threshold, measure);
 
 	sb->call->singletons = singletons;
+	sb->call->greedy_clusters = greedy;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(sb, "the query", query, mode == BATCH_CLUSTER ? 3 : 2, 0);
@@ -235,7 +240,7 @@ shingleset_pairs_query(PG_FUNCTION_ARGS)
 {
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "shingleset_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_FLOAT8(1),
-					  PG_GETARG_TEXT_PP(2), true);
+					  PG_GETARG_TEXT_PP(2), true, false);
 	return (Datum) 0;
 }
 
@@ -251,7 +256,7 @@ shingleset_pairs_rel(PG_FUNCTION_ARGS)
 											 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
 
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "shingleset_pairs", query,
-					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(4), true);
+					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(4), true, false);
 	return (Datum) 0;
 }
 
@@ -285,7 +290,8 @@ shingleset_clusters_query(PG_FUNCTION_ARGS)
 {
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "shingleset_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_FLOAT8(1),
-					  PG_GETARG_TEXT_PP(3), PG_GETARG_BOOL(2));
+					  PG_GETARG_TEXT_PP(3), PG_GETARG_BOOL(2),
+					  batch_parse_cluster_mode(PG_GETARG_TEXT_PP(4)));
 	return (Datum) 0;
 }
 
@@ -297,6 +303,7 @@ Datum
 shingleset_clusters_rel(PG_FUNCTION_ARGS)
 {
 	char	   *query;
+	bool		greedy;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
@@ -305,10 +312,12 @@ shingleset_clusters_rel(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
+	if (!batch_cluster_mode_arg(fcinfo, 7, &greedy))
+		return (Datum) 0;
 	query = nddup_relation_query("shingleset_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2), PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), NULL,
 								 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "shingleset_clusters", query,
-					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(6), PG_GETARG_BOOL(5));
+					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(6), PG_GETARG_BOOL(5), greedy);
 	return (Datum) 0;
 }

@@ -97,6 +97,12 @@ found_groups(SketchBatch *sb, uint32 x, uint32 y, double res)
 		batch_uf_union(&sb->uf, x, y);
 		return;
 	}
+	if (sb->call->greedy != NULL && !sb->verify.active)
+	{
+		/* greedy clusters: the groups are classes, one edge */
+		batch_greedy_edge(sb->call, sb->rows.id[x], sb->rows.id[y]);
+		return;
+	}
 	for (uint32 a = x; a != NO_ROW; a = sb->gnext[a])
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -165,6 +171,8 @@ group_identical(SketchBatch *sb, BatchRec *ent, BatchRec *tmp)
 			/* row joins the group of leaders[l]: pairs with its members */
 			if (sb->call->mode == BATCH_CLUSTER)
 				batch_uf_union(&sb->uf, leaders[l], row);
+			else if (sb->call->greedy != NULL && !sb->verify.active)
+				batch_greedy_same(sb->call, rows->id[leaders[l]], rows->id[row]);
 			else
 				for (uint32 a = leaders[l]; a != NO_ROW; a = sb->gnext[a])
 					if (sb->call->mode != BATCH_JOIN ||
@@ -269,6 +277,13 @@ empty_pairs(SketchBatch *sb)
 		/* one component; no need to look at every pair */
 		for (uint64 i = 1; i < ne; i++)
 			batch_uf_union(&sb->uf, e[0], e[i]);
+		ne = 0;
+	}
+	if (sb->call->greedy != NULL && !sb->verify.active)
+	{
+		/* greedy clusters: equal (empty) sketches are one class */
+		for (uint64 i = 1; i < ne; i++)
+			batch_greedy_same(sb->call, rows->id[e[0]], rows->id[e[i]]);
 		ne = 0;
 	}
 	for (uint64 i = 0; i < ne; i++)

@@ -60,12 +60,40 @@ typedef struct SpillSearch
 								 * row */
 	uint64		leader_key;
 	uint32		leader_row;
+	int64		leader_id;		/* its id, once read */
 	bool		have_leader;
 	bool		leader_read;	/* its values are in leader */
 	uint64		nmember;		/* grouping: rows that joined a group */
 	uint64		nentered;		/* rows entered in the bands, at most */
 	int			row_bits;		/* 8-byte entries: bits of the row number */
+	uint64		nadded;			/* candidates added (with repeats) */
 } SpillSearch;
+
+/*
+ * Greedy clusters verify every candidate pair through temporary files (the
+ * components mode skips those already in one component): at most this many
+ * candidates a row, so that large families of near-copies stop with an
+ * error instead of filling the disk.
+ */
+#define GREEDY_CANDIDATES_PER_ROW	64
+
+/* Add a candidate pair of rows a and b (greedy clusters: within the cap). */
+static inline void
+add_candidate(SpillSearch *ss, uint32 a, uint32 b)
+{
+	SketchBatch *sb = ss->sb;
+
+	if (sb->call->greedy != NULL &&
+		++ss->nadded > GREEDY_CANDIDATES_PER_ROW * sb->rows.nrows + 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: more than %llu candidate pairs for greedy clusters of %llu rows through temporary files",
+						sb->call->fname, (unsigned long long) (ss->nadded - 1),
+						(unsigned long long) sb->rows.nrows),
+				 errdetail("Greedy clusters verify every candidate pair; the components mode skips the pairs already in one cluster."),
+				 errhint("Use mode => 'components', a higher threshold, or raise work_mem so that the rows stay in memory.")));
+	batch_pairs_add(ss->pairs, a, b);
+}
 
 /* Is bit i of a bitmap set? */
 static inline bool
@@ -79,6 +107,19 @@ static void
 empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
 {
 	sketch_put_pair((SketchBatch *) arg, ida, fa, idb, fb, 1.0);
+}
+
+/*
+ * Rows a and b (ids ida, idb) have equal sketches: one component
+ * (clusters), or one class (greedy clusters, batch_greedy.c).
+ */
+static void
+link_same(SketchBatch *sb, uint32 a, int64 ida, uint32 b, int64 idb)
+{
+	if (sb->call->mode == BATCH_CLUSTER)
+		batch_uf_union(&sb->uf, a, b);
+	else
+		batch_greedy_same(sb->call, ida, idb);
 }
 
 /*
@@ -116,12 +157,13 @@ group_runs(void *arg, char *records, uint64 count)
 		{
 			batch_rows_fetch(&sb->rows, ss->leader_row, &r);
 			memcpy(ss->leader, r.payload, vbytes);
+			ss->leader_id = r.id;
 			ss->leader_read = true;
 		}
 		batch_rows_fetch(&sb->rows, row, &r);
 		if (memcmp(r.payload, ss->leader, vbytes) == 0)
 		{
-			batch_uf_union(&sb->uf, ss->leader_row, row);
+			link_same(sb, ss->leader_row, ss->leader_id, row, r.id);
 			ss->member[row / 8] |= (uint8) (1 << (row % 8));
 			ss->nmember++;
 		}
@@ -142,6 +184,7 @@ group_identical_spilled(SpillSearch *ss)
 	BatchPartitions *parts;
 	BatchRow	row;
 	int64		first_empty = -1;
+	int64		first_empty_id = 0;
 
 	parts = batch_partitions_begin(call, sizeof(BatchRec), sb->rows.nrows, call->mem_limit);
 	batch_rows_rewind(&sb->rows);
@@ -152,9 +195,12 @@ group_identical_spilled(SpillSearch *ss)
 		if (row.flags & ROW_EMPTY)
 		{
 			if (first_empty < 0)
+			{
 				first_empty = row.row;
+				first_empty_id = row.id;
+			}
 			else
-				batch_uf_union(&sb->uf, (uint32) first_empty, row.row);
+				link_same(sb, (uint32) first_empty, first_empty_id, row.row, row.id);
 			continue;
 		}
 		rec.key = sketch_band_key((const uint32 *) row.payload, sb->k);
@@ -196,7 +242,7 @@ band_runs(void *arg, char *records, uint64 count)
 				if (sb->call->mode == BATCH_CLUSTER &&
 					batch_uf_find(&sb->uf, recs[a].row) == batch_uf_find(&sb->uf, recs[b].row))
 					continue;
-				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
+				add_candidate(ss, recs[a].row, recs[b].row);
 			}
 		}
 		if ((s & 0xffff) == 0)
@@ -240,7 +286,7 @@ entry_runs(void *arg, char *records, uint64 count)
 				if (sb->call->mode == BATCH_CLUSTER &&
 					batch_uf_find(&sb->uf, ra) == batch_uf_find(&sb->uf, rb))
 					continue;
-				batch_pairs_add(ss->pairs, ra, rb);
+				add_candidate(ss, ra, rb);
 			}
 		}
 		if ((s & 0xffff) == 0)
@@ -351,7 +397,7 @@ empty_candidates(SpillSearch *ss)
 		for (uint64 j = i + 1; j < n; j++)
 			if (sb->call->mode != BATCH_JOIN ||
 				((eflags[i] ^ eflags[j]) & BATCH_ROW_SIDE1))
-				batch_pairs_add(ss->pairs, empty[i], empty[j]);
+				add_candidate(ss, empty[i], empty[j]);
 	}
 	if (empty)
 	{
@@ -400,7 +446,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 	ss.pairs = batch_pairs_begin(rows);
 	if (sb->verify.active)
 		empty_candidates(&ss);
-	else if (call->mode == BATCH_CLUSTER)
+	else if (call->mode == BATCH_CLUSTER || call->greedy != NULL)
 	{
 		/* the empty sketches are linked by the grouping pass */
 		ss.member = MemoryContextAllocZero(call->cxt, rows->nrows / 8 + 1);

@@ -324,6 +324,8 @@ finish_sketch(SketchBatch *sb, int32 bands, int32 rows)
 	batch_log(call, "%s: read %llu rows (%llu skipped)", call->fname,
 			  (unsigned long long) sb->rows.nrows, (unsigned long long) sb->rows.nskipped);
 	old = MemoryContextSwitchTo(call->cxt);
+	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER && call->greedy_clusters)
+		batch_greedy_begin(&sb->rows);	/* the pairs, as edges */
 	if (sb->rows.nrows > 0 && call->mode == BATCH_CLUSTER)
 		batch_uf_init(call, &sb->uf, sb->rows.nrows,
 					  sb->rows.spilled ? "maintenance_work_mem" : "work_mem");
@@ -350,6 +352,8 @@ finish_sketch(SketchBatch *sb, int32 bands, int32 rows)
 			sketch_pairs_in_memory(sb);
 		if (call->mode == BATCH_CLUSTER)
 			batch_finish_clusters(&sb->rows, &sb->uf);
+		else if (call->greedy != NULL)
+			batch_greedy_finish(&sb->rows);
 	}
 	MemoryContextSwitchTo(old);
 	if (sb->have_params)
@@ -377,7 +381,8 @@ band_args(FunctionCallInfo fcinfo, int bandarg, int32 *bands, int32 *rows)
 static void
 pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 				  const char *query, double threshold, int32 bands,
-				  int32 rows, bool singletons, bool verify, double vthreshold)
+				  int32 rows, bool singletons, bool verify, double vthreshold,
+				  bool greedy)
 {
 	SketchBatch *sb;
 
@@ -385,6 +390,7 @@ pairs_or_clusters(FunctionCallInfo fcinfo, BatchMode mode, const char *fname,
 	sb = begin_sketch(fcinfo, mode, fname, false, verify, vthreshold);
 	sb->threshold = threshold;
 	sb->call->singletons = singletons;
+	sb->call->greedy_clusters = greedy;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_input(sb, "the query", query, sketch_cols, 2, mode == BATCH_CLUSTER ? 3 : 2, 0);
@@ -413,7 +419,7 @@ minhash_pairs_query(PG_FUNCTION_ARGS)
 	verify = batch_verify_query_arg(fcinfo, 4, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
-					  PG_GETARG_FLOAT8(1), bands, rows, true, verify, vthreshold);
+					  PG_GETARG_FLOAT8(1), bands, rows, true, verify, vthreshold, false);
 	return (Datum) 0;
 }
 
@@ -446,7 +452,7 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 								 nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "minhash_pairs", query,
 					  PG_GETARG_FLOAT8(3), bands, rows, true, verifycol != NULL,
-					  vthreshold);
+					  vthreshold, false);
 	return (Datum) 0;
 }
 
@@ -497,18 +503,22 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 				rows;
 	double		vthreshold;
 	bool		verify;
+	bool		greedy;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 	{
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
+	if (!batch_cluster_mode_arg(fcinfo, 6, &greedy))
+		return (Datum) 0;
 	band_args(fcinfo, 2, &bands, &rows);
 	verify = batch_verify_query_arg(fcinfo, 5, &vthreshold);
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters",
 					  text_to_cstring(PG_GETARG_TEXT_PP(0)),
 					  PG_GETARG_FLOAT8(1), bands, rows,
-					  PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4), verify, vthreshold);
+					  PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4), verify, vthreshold,
+					  greedy);
 	return (Datum) 0;
 }
 
@@ -522,6 +532,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 	char	   *query;
 	Name		verifycol;
 	double		vthreshold;
+	bool		greedy;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
@@ -529,7 +540,9 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
-	if (nddup_dist_minhash_clusters(fcinfo))
+	if (!batch_cluster_mode_arg(fcinfo, 8, &greedy))
+		return (Datum) 0;
+	if (!greedy && nddup_dist_minhash_clusters(fcinfo))
 		return (Datum) 0;
 	check_threshold(PG_GETARG_FLOAT8(3));
 	verifycol = batch_verify_relation_args(fcinfo, "minhash_clusters", 6, &vthreshold);
@@ -540,7 +553,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters", query,
 					  PG_GETARG_FLOAT8(3), 0, 0,
 					  PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5), verifycol != NULL,
-					  vthreshold);
+					  vthreshold, greedy);
 	return (Datum) 0;
 }
 

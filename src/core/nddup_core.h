@@ -125,6 +125,18 @@ extern void nddup_hashes_free(NddupHashes *hashes);
 extern void nddup_normalize(const char *src, size_t len, NddupBuf *out);
 /* the same, with connector punctuation (_) kept as word characters ('word_') */
 extern void nddup_normalize_joined(const char *src, size_t len, NddupBuf *out);
+/* Source bytes of each byte of a normalized text (nddup_normalize_mapped). */
+typedef struct NddupSourceMap
+{
+	size_t	   *start;			/* start[i]: first source byte of output byte i */
+	size_t	   *end;			/* end[i]: one past its last source byte */
+	size_t		cap;
+} NddupSourceMap;
+
+/* nddup_normalize(_joined) with the source bytes of each output byte */
+extern void nddup_normalize_mapped(const char *src, size_t len, bool joined,
+								   NddupBuf *out, NddupSourceMap *map);
+extern void nddup_source_map_free(NddupSourceMap *map);
 /* Is cp connector punctuation (General Category Pc)? */
 extern bool nddup_is_connector(uint32_t cp);
 extern const char *nddup_unicode_version(void);

@@ -67,6 +67,11 @@ typedef struct NormState
 	size_t		seg_len;
 	size_t		seg_cap;
 	const NddupUProps *seg0_props;	/* properties of seg[0] if known */
+	NddupSourceMap *map;		/* source range of each output byte, or NULL */
+	size_t		cur_start;		/* map: source bytes of the character read */
+	size_t		cur_end;
+	size_t		seg_start;		/* map: source bytes of the segment */
+	size_t		seg_end;
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -243,6 +248,32 @@ segment_reserve(NormState *st, size_t extra)
 	st->seg_cap = newcap;
 }
 
+/*
+ * Record the source range of the segment being output for the output bytes
+ * from st->out->len up to new_len.
+ */
+static void
+map_bytes(NormState *st, size_t new_len)
+{
+	NddupSourceMap *map = st->map;
+
+	if (map->cap < new_len)
+	{
+		size_t		cap = map->cap > 0 ? map->cap : 64;
+
+		while (cap < new_len)
+			cap *= 2;
+		map->start = nddup_realloc_hook(map->start, cap * sizeof(size_t));
+		map->end = nddup_realloc_hook(map->end, cap * sizeof(size_t));
+		map->cap = cap;
+	}
+	for (size_t i = st->out->len; i < new_len; i++)
+	{
+		map->start[i] = st->seg_start;
+		map->end[i] = st->seg_end;
+	}
+}
+
 /* Write a case-folded code point: a word character, or a pending separator. */
 static inline void
 emit_folded(NormState *st, uint32_t cp, uint8_t flags)
@@ -262,6 +293,8 @@ emit_folded(NormState *st, uint32_t cp, uint8_t flags)
 			st->pend_space = false;
 		}
 		o = utf8_encode(o, cp);
+		if (st->map != NULL)
+			map_bytes(st, (size_t) (o - out->data));
 		out->len = o - out->data;
 		st->have_word = true;
 	}
@@ -451,6 +484,8 @@ start_segment(NormState *st, uint32_t cp, const NddupUProps *props)
 	st->seg[0] = cp;
 	st->seg_len = 1;
 	st->seg0_props = props;
+	st->seg_start = st->cur_start;
+	st->seg_end = st->cur_end;
 }
 
 /*
@@ -509,6 +544,9 @@ process_unstable_cp(NormState *st, uint32_t cp, const NddupUProps *props)
 			segment_flush(st);
 		if (st->seg_len == st->seg_cap)
 			segment_reserve(st, 1);
+		if (st->seg_len == 0)
+			st->seg_start = st->cur_start;
+		st->seg_end = st->cur_end;
 		st->seg[st->seg_len++] = d[k];
 		st->seg0_props = NULL;
 	}
@@ -655,7 +693,8 @@ may_stop_at(const uint8_t *p, const uint8_t *end)
  */
 static size_t
 normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
-				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from)
+				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from,
+				   NddupSourceMap *map)
 {
 	NormState	st;
 	const uint8_t *base = (const uint8_t *) src;
@@ -673,6 +712,8 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	st.seg_len = 0;
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
 	st.seg0_props = NULL;
+	st.map = map;
+	st.cur_start = st.cur_end = st.seg_start = st.seg_end = from;
 
 	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
 	while (p < end)
@@ -685,7 +726,9 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 			nddup_check_interrupts();
 			next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
 		}
-		if (!raw && !joined && ascii_class[c] != 0)
+		st.cur_start = (size_t) (p - base);
+		st.cur_end = st.cur_start + 1;
+		if (!raw && !joined && map == NULL && ascii_class[c] != 0)
 		{
 			const uint8_t *run_end = end;
 
@@ -736,6 +779,7 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 			{
 				int			i;
 
+				st.cur_end = st.cur_start + n;
 				for (i = 0; i < k; i++)
 					process_cp(&st, cps[i]);
 				p += n;
@@ -743,7 +787,12 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 			}
 		}
 
-		process_cp(&st, utf8_decode(p, end, &adv));
+		{
+			uint32_t	cp = utf8_decode(p, end, &adv);
+
+			st.cur_end = st.cur_start + adv;
+			process_cp(&st, cp);
+		}
 		p += adv;
 	}
 	segment_flush(&st);
@@ -761,7 +810,7 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from, NULL);
 }
 
 /*
@@ -776,7 +825,38 @@ nddup_normalize_joined(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from, NULL);
+}
+
+/*
+ * nddup_normalize (joined: nddup_normalize_joined) that also records in map
+ * the source bytes of each output byte: [map->start[i], map->end[i]) is the
+ * smallest run of whole input characters (a UTF-8 sequence, a character
+ * reference, one ASCII byte) whose normalization gave output byte i (the
+ * same for every byte that a composition or a decomposition makes from the
+ * same characters; a space gets the range of the word character after it).
+ * map must be zeroed or reused; free it with nddup_source_map_free.  The
+ * ASCII fast path is not taken, which does not change the output.
+ */
+void
+nddup_normalize_mapped(const char *src, size_t len, bool joined, NddupBuf *out,
+					   NddupSourceMap *map)
+{
+	const uint8_t *no_gt_from = NULL;
+
+	normalize_internal(src, 0, len, len, out, false, joined, &no_gt_from, map);
+}
+
+/* Free the arrays of a source map. */
+void
+nddup_source_map_free(NddupSourceMap *map)
+{
+	if (map->start != NULL)
+		nddup_free_hook(map->start);
+	if (map->end != NULL)
+		nddup_free_hook(map->end);
+	map->start = map->end = NULL;
+	map->cap = 0;
 }
 
 /* Is cp connector punctuation (General Category Pc of Unicode 15.0)? */
@@ -798,7 +878,7 @@ nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from, NULL);
 }
 
 /*
@@ -824,7 +904,7 @@ nddup_normalize_part(const char *src, size_t len, size_t from,
 {
 	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
 	size_t		stop = normalize_internal(src, from, len, stop_after, out,
-										  false, false, &no_gt);
+										  false, false, &no_gt, NULL);
 
 	*no_gt_from = (const char *) no_gt;
 	return stop;

@@ -153,20 +153,24 @@ SELECT relid, column_name, method, threshold FROM nddup_decide('docs', 'sk', 0.4
 SELECT column_name, method, threshold, column_check FROM nddup_decision('docs')
 -- @ nddup_decisions_changed()
 SELECT tgrelid::regclass, tgname FROM pg_trigger WHERE tgfoid = 'nddup_decisions_changed'::regproc
+-- @ nddup_explain(text,text,integer,text)
+SELECT round(jaccard::numeric, 3) AS jaccard, minhash_estimate, simhash_distance, a_passages, b_passages FROM nddup_explain((SELECT body FROM docs WHERE id = 3), (SELECT body FROM docs WHERE id = 4))
+-- @ nddup_highlight(text,text,text,text,integer,text)
+SELECT * FROM nddup_highlight('<p>Sourdough needs a lively starter</p>', 'sourdough needs a LIVELY starter and a hot oven')
 -- @ hamming_pairs(text,integer,double precision)
 SELECT * FROM hamming_pairs('SELECT id, fp, body FROM docs', 12, verify => 0.5) ORDER BY 1, 2
 -- @ hamming_pairs(regclass,name,name,integer,name,double precision)
 SELECT * FROM hamming_pairs('docs', 'id', 'fp', 12, verify_column => 'body') ORDER BY 1, 2
 -- @ hamming_join(text,text,integer,double precision)
 SELECT * FROM hamming_join('SELECT id, fp FROM docs WHERE id < 3', 'SELECT id, fp FROM docs WHERE id >= 3', 12) ORDER BY 1, 2
--- @ hamming_clusters(text,integer,boolean,double precision)
+-- @ hamming_clusters(text,integer,boolean,double precision,text)
 SELECT * FROM hamming_clusters('SELECT id, fp, created_at, body FROM docs', 12, verify => 0.5) ORDER BY id
--- @ hamming_clusters(regclass,name,name,integer,name,boolean,name,double precision)
+-- @ hamming_clusters(regclass,name,name,integer,name,boolean,name,double precision,text)
 SELECT * FROM hamming_clusters('docs', 'id', 'fp', 12, 'created_at') ORDER BY id
--- @ hamming_clusters(text,name,name,double precision,name,boolean,name,double precision)
+-- @ hamming_clusters(text,name,name,double precision,name,boolean,name,double precision,text)
 SELECT * FROM hamming_clusters('docs', 'id', 'fp', '12') ORDER BY id
--- @ clusters_from_pairs(text,boolean)
-SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3), (7, 8)') ORDER BY id
+-- @ clusters_from_pairs(text,boolean,text)
+SELECT * FROM clusters_from_pairs('VALUES (1, 2), (2, 3), (7, 8)', mode => 'components') ORDER BY id
 -- @ hamming_assign(text,text,integer)
 SELECT * FROM hamming_assign('SELECT id, fp FROM docs WHERE id = 5', 'SELECT id, fp, 1 FROM docs WHERE id = 1', 12)
 -- @ minhash_pairs(text,double precision,bigint,bigint,double precision)
@@ -177,11 +181,11 @@ SELECT * FROM minhash_pairs('docs', 'id', 'sk', 0.4, verify_column => 'body', ve
 SELECT * FROM minhash_pairs('docs', 'id', 'sk', '0.5') ORDER BY 1, 2
 -- @ minhash_join(text,text,double precision,bigint,bigint,double precision)
 SELECT * FROM minhash_join('SELECT id, sk FROM docs WHERE id < 3', 'SELECT id, sk FROM docs WHERE id >= 3', 0.5) ORDER BY 1, 2
--- @ minhash_clusters(text,double precision,bigint,bigint,boolean,double precision)
+-- @ minhash_clusters(text,double precision,bigint,bigint,boolean,double precision,text)
 SELECT * FROM minhash_clusters('SELECT id, sk, created_at, body FROM docs', 0.4, verify => 0.5) ORDER BY id
--- @ minhash_clusters(regclass,name,name,double precision,name,boolean,name,double precision)
+-- @ minhash_clusters(regclass,name,name,double precision,name,boolean,name,double precision,text)
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', 0.5, 'created_at') ORDER BY id
--- @ minhash_clusters(text,name,name,double precision,name,boolean,name,double precision)
+-- @ minhash_clusters(text,name,name,double precision,name,boolean,name,double precision,text)
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', '0.5') ORDER BY id
 -- @ super_shingle_pairs(text,integer)
 SELECT * FROM super_shingle_pairs('SELECT id, supers FROM docs') ORDER BY 1, 2
@@ -191,11 +195,11 @@ SELECT * FROM shingleset_pairs('SELECT id, ss FROM docs', 0.5) ORDER BY 1, 2
 SELECT * FROM shingleset_pairs('docs', 'id', 'ss', 0.5) ORDER BY 1, 2
 -- @ shingleset_join(text,text,double precision,text)
 SELECT * FROM shingleset_join('SELECT id, ss FROM docs WHERE id < 3', 'SELECT id, ss FROM docs WHERE id >= 3', 0.9, 'containment') ORDER BY 1, 2
--- @ shingleset_clusters(text,double precision,boolean,text)
+-- @ shingleset_clusters(text,double precision,boolean,text,text)
 SELECT * FROM shingleset_clusters('SELECT id, ss, created_at FROM docs', 0.5) ORDER BY id
--- @ shingleset_clusters(regclass,name,name,double precision,name,boolean,text)
+-- @ shingleset_clusters(regclass,name,name,double precision,name,boolean,text,text)
 SELECT * FROM shingleset_clusters('docs', 'id', 'ss', 0.5, 'created_at') ORDER BY id
--- @ shingleset_clusters(text,name,name,text,name,boolean,text)
+-- @ shingleset_clusters(text,name,name,text,name,boolean,text,text)
 SELECT * FROM shingleset_clusters('docs', 'id', 'ss', '0.5') ORDER BY id
 
 -- shingle sets

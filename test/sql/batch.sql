@@ -152,71 +152,71 @@ FROM reach GROUP BY a;
 SELECT size, count(*) FROM components GROUP BY size ORDER BY size;
 SELECT count(*) AS differences FROM (
 	(SELECT id, cluster_id FROM components
-	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6))
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, mode => 'components'))
 	UNION ALL
-	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6)
+	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, mode => 'components')
 	 EXCEPT ALL SELECT id, cluster_id FROM components)) d;
 -- the same with the ids in no particular order
 SELECT count(*) AS differences FROM (
 	(SELECT id, cluster_id FROM components
-	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small ORDER BY md5(id::text)', 6))
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small ORDER BY md5(id::text)', 6, mode => 'components'))
 	UNION ALL
-	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small ORDER BY md5(id::text)', 6)
+	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small ORDER BY md5(id::text)', 6, mode => 'components')
 	 EXCEPT ALL SELECT id, cluster_id FROM components)) d;
 -- without singletons
 SELECT count(*) AS differences FROM (
 	(SELECT id, cluster_id FROM components WHERE size > 1
-	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false))
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false, mode => 'components'))
 	UNION ALL
-	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false)
+	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false, mode => 'components')
 	 EXCEPT ALL SELECT id, cluster_id FROM components WHERE size > 1)) d;
 -- an order key: the earliest member (here the largest id) represents
 SELECT count(*) AS differences FROM (
 	(SELECT id, last_id FROM components
-	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp, -id FROM small', 6))
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp, -id FROM small', 6, mode => 'components'))
 	UNION ALL
-	(SELECT * FROM hamming_clusters('SELECT id, fp, -id FROM small', 6)
+	(SELECT * FROM hamming_clusters('SELECT id, fp, -id FROM small', 6, mode => 'components')
 	 EXCEPT ALL SELECT id, last_id FROM components)) d;
 -- the relation form with an order column of type timestamptz
 CREATE TABLE small_t AS
 SELECT id, fp, timestamptz '2020-01-01' - id * interval '1 second' AS created_at FROM small;
 SELECT count(*) AS differences FROM (
 	SELECT id, last_id FROM components
-	EXCEPT ALL SELECT * FROM hamming_clusters('small_t', 'id', 'fp', 6, 'created_at')) d;
-SELECT count(*) FROM hamming_clusters('small_t', 'id', 'fp', 6, order_column => 'no_such');
-SELECT count(*) FROM hamming_clusters('SELECT id, fp, fp FROM small', 6);
+	EXCEPT ALL SELECT * FROM hamming_clusters('small_t', 'id', 'fp', 6, 'created_at', mode => 'components')) d;
+SELECT count(*) FROM hamming_clusters('small_t', 'id', 'fp', 6, order_column => 'no_such', mode => 'components');
+SELECT count(*) FROM hamming_clusters('SELECT id, fp, fp FROM small', 6, mode => 'components');
 -- stability: unrelated rows do not change existing cluster ids
 CREATE TABLE far AS
 SELECT 900000 + g AS id, ('x' || substr(md5('far' || g), 1, 16))::bit(64)::bigint::simhash64 AS fp
 FROM generate_series(1, 300) g;
 DELETE FROM far f WHERE EXISTS (SELECT FROM small s WHERE s.fp <-> f.fp <= 6);
-SELECT count(*) AS changed FROM hamming_clusters('SELECT id, fp FROM small', 6) a
-JOIN hamming_clusters('SELECT id, fp FROM small UNION ALL SELECT id, fp FROM far', 6) b USING (id)
+SELECT count(*) AS changed FROM hamming_clusters('SELECT id, fp FROM small', 6, mode => 'components') a
+JOIN hamming_clusters('SELECT id, fp FROM small UNION ALL SELECT id, fp FROM far', 6, mode => 'components') b USING (id)
 WHERE a.cluster_id <> b.cluster_id;
 -- a repeated id links its fingerprints' clusters; one row per distinct id
 SELECT * FROM hamming_clusters($$SELECT * FROM (VALUES
 	(1, '0000000000000000'::simhash64), (2, '0000000000000001'),
 	(7, 'ffffffffffffffff'), (3, 'fffffffffffffffe'),
-	(7, '0000000000000003'), (9, '0f0f0f0f0f0f0f0f'), (NULL, '0000000000000000')) v$$, 1)
+	(7, '0000000000000003'), (9, '0f0f0f0f0f0f0f0f'), (NULL, '0000000000000000')) v$$, 1, mode => 'components')
 ORDER BY id;
-SELECT * FROM hamming_clusters('SELECT 1::bigint, NULL::simhash64 WHERE false', 3);
+SELECT * FROM hamming_clusters('SELECT 1::bigint, NULL::simhash64 WHERE false', 3, mode => 'components');
 
 -- clusters from pairs: the same components
 SELECT count(*) AS differences FROM (
-	(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)')
-	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false))
+	(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)', mode => 'components')
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false, mode => 'components'))
 	UNION ALL
-	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false)
-	 EXCEPT ALL SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)'))) d;
+	(SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, false, mode => 'components')
+	 EXCEPT ALL SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)', mode => 'components'))) d;
 -- a row with one NULL declares a node: singletons come back
 SELECT count(*) AS differences FROM (
-	SELECT * FROM clusters_from_pairs('SELECT id, NULL::bigint FROM small UNION ALL SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)')
-	EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6)) d;
-SELECT * FROM clusters_from_pairs($$VALUES (1, 2), (2, 3), (10, 10), (20, NULL), (NULL, NULL), (4, 3)$$)
+	SELECT * FROM clusters_from_pairs('SELECT id, NULL::bigint FROM small UNION ALL SELECT id1, id2 FROM hamming_pairs(''SELECT id, fp FROM small'', 6)', mode => 'components')
+	EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id, fp FROM small', 6, mode => 'components')) d;
+SELECT * FROM clusters_from_pairs($$VALUES (1, 2), (2, 3), (10, 10), (20, NULL), (NULL, NULL), (4, 3)$$, mode => 'components')
 ORDER BY id;
-SELECT * FROM clusters_from_pairs($$VALUES (1, 2), (2, 3), (10, 10), (20, NULL)$$, false)
+SELECT * FROM clusters_from_pairs($$VALUES (1, 2), (2, 3), (10, 10), (20, NULL)$$, false, mode => 'components')
 ORDER BY id;
-SELECT * FROM clusters_from_pairs('SELECT 1, ''x''::text');
+SELECT * FROM clusters_from_pairs('SELECT 1, ''x''::text', mode => 'components');
 
 -- incremental assignment (radius 2)
 CREATE TABLE existing (id bigint, fp simhash64, cluster_id bigint);
@@ -249,11 +249,11 @@ SELECT * FROM hamming_assign('SELECT id, fp FROM incoming', 'SELECT id, fp FROM 
 -- assigning the variants to the clusters of the base rows equals clustering
 -- everything when every variant is directly near its base
 CREATE TABLE base_clusters AS
-SELECT c.id, c.cluster_id, b.fp FROM hamming_clusters('SELECT id, fp FROM bt WHERE id < 100000', 3) c
+SELECT c.id, c.cluster_id, b.fp FROM hamming_clusters('SELECT id, fp FROM bt WHERE id < 100000', 3, mode => 'components') c
 JOIN bt b USING (id);
 SELECT count(*) AS assigned, count(*) FILTER (WHERE a.cluster_id = c.cluster_id) AS agree
 FROM hamming_assign('SELECT id, fp FROM bt WHERE id >= 100000', 'SELECT id, fp, cluster_id FROM base_clusters', 3) a
-JOIN hamming_clusters('SELECT id, fp FROM bt', 3) c USING (id);
+JOIN hamming_clusters('SELECT id, fp FROM bt', 3, mode => 'components') c USING (id);
 
 -- progress notices (terse: the DETAIL of the timed lines is a duration)
 SET nddup.progress = on;
@@ -268,23 +268,23 @@ RESET nddup.progress;
 -- give the same answers; a run of rows sharing a table's key must fit (its
 -- output is quadratic)
 CREATE TABLE mem_clusters AS
-SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3)
-UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3)
-UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false)
-UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0);
+SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3, mode => 'components')
+UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3, mode => 'components')
+UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false, mode => 'components')
+UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0, mode => 'components');
 SET work_mem = '64kB';
 SELECT d.* FROM unnest(ARRAY[0, 3, 12]) r, pairs_diff(r) d;
 SELECT d.* FROM unnest(ARRAY[3]) r, join_diff(r) d;
 SELECT count(*) FROM hamming_pairs('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 1000) g', 0);
 SELECT count(*) FROM hamming_pairs('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 30000) g', 0);
 CREATE TABLE spill_clusters AS
-SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3)
-UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3)
-UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false)
-UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0);
+SELECT 'order' AS variant, * FROM hamming_clusters('SELECT id, fp, -id FROM bt ORDER BY fp', 3, mode => 'components')
+UNION ALL SELECT 'repeated ids', * FROM hamming_clusters('SELECT id % 1500, fp FROM bt', 3, mode => 'components')
+UNION ALL SELECT 'no singletons', * FROM hamming_clusters('SELECT id, fp FROM bt', 6, false, mode => 'components')
+UNION ALL SELECT 'radius 0', * FROM hamming_clusters('SELECT id, fp FROM bt', 0, mode => 'components');
 -- 30,000 copies of one fingerprint are grouped first: one cluster
 SELECT count(*), count(DISTINCT cluster_id), min(cluster_id)
-FROM hamming_clusters('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 30000) g', 3);
+FROM hamming_clusters('SELECT g, ''0123456789abcdef''::simhash64 FROM generate_series(1, 30000) g', 3, mode => 'components');
 RESET work_mem;
 SELECT variant, count(*) AS rows,
 	(SELECT count(*) FROM (SELECT * FROM mem_clusters m WHERE m.variant = v.variant
@@ -304,13 +304,13 @@ FROM generate_series(1, 6000) g
 UNION ALL
 SELECT 10000 + g, ((('x' || substr(md5('low' || g), 1, 4))::bit(16)::integer::bigint) << 48)::simhash64
 FROM generate_series(1, 6000) g;
-CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+CREATE TABLE top_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1, mode => 'components');
 SET work_mem = '64kB';
-CREATE TABLE top_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+CREATE TABLE top_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1, mode => 'components');
 -- 10 blocks, 10 tables: the grouping pass enters 8 of those after the first,
 -- the last one reads the file of first rows
 SET nddup.batch_blocks = 10;
-CREATE TABLE top_spill10 AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1);
+CREATE TABLE top_spill10 AS SELECT * FROM hamming_clusters('SELECT id, fp FROM top_fp', 1, mode => 'components');
 RESET nddup.batch_blocks;
 RESET work_mem;
 SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,

@@ -137,29 +137,29 @@ RESET work_mem;
 -- hamming_clusters: the components of the verified pairs
 CREATE TEMP TABLE vpairs AS SELECT id1, id2 FROM vtruth WHERE j >= 0.5;
 CREATE TEMP TABLE want AS
-SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM vpairs', false);
+SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM vpairs', false, mode => 'components');
 CREATE TEMP TABLE got_cl AS
-SELECT * FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5);
+SELECT * FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5, mode => 'components');
 SELECT count(*), count(DISTINCT cluster_id) FROM got_cl;
 SELECT count(*) FROM (SELECT * FROM got_cl EXCEPT SELECT * FROM want) d;
 SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM got_cl) d;
 SET work_mem = '64kB';
 SELECT count(*) FROM (
-	SELECT * FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5)
+	SELECT * FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5, mode => 'components')
 	EXCEPT SELECT * FROM want) d;
-SELECT count(*) FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5);
+SELECT count(*) FROM hamming_clusters('SELECT id, fp, body FROM vt', 16, false, verify => 0.5, mode => 'components');
 RESET work_mem;
 -- the relation form with an order column (the largest id is the earliest):
 -- the same components, each named after its earliest member
 CREATE TEMP TABLE got_ord AS
 SELECT * FROM hamming_clusters('vt', 'id', 'fp', 16, order_column => 'ord', singletons => false,
-							   verify_column => 'body', verify => 0.5);
+							   verify_column => 'body', verify => 0.5, mode => 'components');
 SELECT count(*) FROM got_ord o JOIN got_cl c USING (id) JOIN got_ord o2 ON o2.id = c.cluster_id
 WHERE o2.cluster_id <> o.cluster_id;
 SELECT count(*) FROM got_ord
 WHERE cluster_id <> (SELECT max(id) FROM got_ord g WHERE g.cluster_id = got_ord.cluster_id);
 -- unverified clusters at radius 16 chain most of the table together
-SELECT count(*) FROM hamming_clusters('SELECT id, fp FROM vt', 16, false);
+SELECT count(*) FROM hamming_clusters('SELECT id, fp FROM vt', 16, false, mode => 'components');
 
 -- texts without shingles: resemblance 1 with each other, 0 with the rest
 SELECT * FROM hamming_pairs($$SELECT id, fp, body FROM vt WHERE id > 30000$$, 64, verify => 1.0)
@@ -170,7 +170,7 @@ SELECT count(*) FROM hamming_pairs($$SELECT id, fp, NULL::text FROM vt$$, 64, ve
 -- NULL arguments: no rows, as before
 SELECT count(*) FROM hamming_pairs(NULL, 3);
 SELECT count(*) FROM hamming_pairs('SELECT id, fp FROM vt', NULL);
-SELECT count(*) FROM hamming_clusters(NULL::text, 3);
+SELECT count(*) FROM hamming_clusters(NULL::text, 3, mode => 'components');
 SELECT count(*) FROM hamming_join('SELECT id, fp FROM vt', NULL, 3);
 SELECT count(*) FROM hamming_pairs('vt', 'id', NULL, 3);
 -- without verify: unchanged
@@ -190,8 +190,8 @@ SELECT * FROM hamming_join('SELECT id, fp, body FROM vt', 'SELECT id, fp, sk FRO
 SELECT * FROM hamming_pairs($$SELECT id, fp, CASE WHEN id < 500 THEN shingle_set(body) ELSE shingle_set(body, 2) END FROM vt$$,
 							3, verify => 0.5);
 SELECT * FROM hamming_pairs($$SELECT id, fp, shingle_bottom(body, 4) FROM vt$$, 3, verify => 0.5);
-SELECT * FROM hamming_clusters('SELECT id, fp, now(), body FROM vt', 3, verify => 0.5) LIMIT 1;
-SELECT * FROM hamming_clusters('SELECT id, fp, id, body, body FROM vt', 3, verify => 0.5);
+SELECT * FROM hamming_clusters('SELECT id, fp, now(), body FROM vt', 3, verify => 0.5, mode => 'components') LIMIT 1;
+SELECT * FROM hamming_clusters('SELECT id, fp, id, body, body FROM vt', 3, verify => 0.5, mode => 'components');
 
 --
 -- minhash_pairs / minhash_join / minhash_clusters with verify: candidates
@@ -230,19 +230,19 @@ SELECT * FROM mdiff($$SELECT * FROM minhash_join('SELECT id, sk, body FROM vt WH
 RESET work_mem;
 -- clusters: the components of the verified pairs
 CREATE TEMP TABLE mwant AS
-SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM mtruth WHERE j >= 0.5', false);
+SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM mtruth WHERE j >= 0.5', false, mode => 'components');
 SELECT count(*), count(DISTINCT cluster_id) FROM mwant;
 SELECT count(*) FROM (
-	SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5)
+	SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5, mode => 'components')
 	EXCEPT SELECT * FROM mwant) d;
-SELECT count(*) FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5);
+SELECT count(*) FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, singletons => false, verify => 0.5, mode => 'components');
 SET work_mem = '64kB';
 SELECT count(*) FROM (
 	SELECT * FROM minhash_clusters('vt', 'id', 'sk', 0.3, singletons => false,
-								   verify_column => 'body', verify => 0.5)
+								   verify_column => 'body', verify => 0.5, mode => 'components')
 	EXCEPT SELECT * FROM mwant) d;
 SELECT count(*) FROM minhash_clusters('vt', 'id', 'sk', 0.3, singletons => false,
-									  verify_column => 'body', verify => 0.5);
+									  verify_column => 'body', verify => 0.5, mode => 'components');
 RESET work_mem;
 -- sketches of texts without shingles: verified like the rest
 SELECT * FROM minhash_pairs($$SELECT id, sk, body FROM vt WHERE id > 30000$$, 0.3, verify => 1.0)
@@ -255,26 +255,26 @@ RESET work_mem;
 -- errors
 SELECT * FROM minhash_pairs('SELECT id, sk FROM vt', 0.3, verify => 0.5);
 SELECT * FROM minhash_pairs('vt', 'id', 'sk', 0.3, verify => 0.5);
-SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, verify => 2);
+SELECT * FROM minhash_clusters('SELECT id, sk, body FROM vt', 0.3, verify => 2, mode => 'components');
 
 -- calls whose arguments are all untyped literals or parameters (a driver
 -- that sends every parameter as text) resolve to the relation forms
-SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '16');
+SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '16', mode => 'components');
 SELECT count(*) FROM minhash_pairs('vt', 'id', 'sk', '0.5');
-SELECT count(*) FROM minhash_clusters('vt', 'id', 'sk', '0.5');
+SELECT count(*) FROM minhash_clusters('vt', 'id', 'sk', '0.5', mode => 'components');
 SELECT count(*) FROM minhash_pairs('vt', 'id', 'sk', 'abc');
-SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '1.5');
+SELECT count(*) FROM hamming_clusters('vt', 'id', 'fp', '1.5', mode => 'components');
 PREPARE untyped(unknown, unknown, unknown, unknown) AS
-	SELECT count(*) FROM hamming_clusters($1, $2, $3, $4);
+	SELECT count(*) FROM hamming_clusters($1, $2, $3, $4, mode => 'components');
 EXECUTE untyped('vt', 'id', 'fp', '16');
 DEALLOCATE untyped;
 -- shingleset_clusters too (its query form's fourth argument is a text, the
 -- measure): four untyped literals, or the threshold as a number, take the
 -- relation form
-SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5');
-SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', 0.5);
-SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5', NULL, 'false');
-SELECT count(*) FROM shingleset_clusters('no_such_table', 'id', 'sset', '0.5');
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5', mode => 'components');
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', 0.5, mode => 'components');
+SELECT count(*) FROM shingleset_clusters('vt', 'id', 'sset', '0.5', NULL, 'false', mode => 'components');
+SELECT count(*) FROM shingleset_clusters('no_such_table', 'id', 'sset', '0.5', mode => 'components');
 
 DROP FUNCTION mdiff(text);
 DROP TABLE mtruth;

@@ -112,11 +112,11 @@ BEGIN
 		nddup_hamming_key_group(g.key, g.fps, NULL, r, m, 1) p;
 	RETURN QUERY SELECT (SELECT count(*) FROM so_edges), (SELECT count(*) FROM so_truth WHERE distance <= r),
 		(SELECT count(*) FROM (
-			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false)
-			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false))
+			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false, mode => 'components')
+			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false, mode => 'components'))
 			UNION ALL
-			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false)
-			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false))) d);
+			(SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_truth WHERE distance <= ' || r, false, mode => 'components')
+			 EXCEPT SELECT * FROM clusters_from_pairs('SELECT id1, id2 FROM so_edges', false, mode => 'components'))) d);
 END
 $$;
 SELECT v.*, d.edges <= d.pairs AS fewer_edges, d.differ

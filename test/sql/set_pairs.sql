@@ -74,9 +74,9 @@ LANGUAGE sql AS $$
 $$;
 CREATE FUNCTION ss_clusters_diff(t float8) RETURNS TABLE (threshold float8, clusters bigint, missing bigint, extra bigint)
 LANGUAGE sql AS $$
-	WITH got AS (SELECT * FROM shingleset_clusters('SELECT id, s FROM ss_docs', t)),
+	WITH got AS (SELECT * FROM shingleset_clusters('SELECT id, s FROM ss_docs', t, mode => 'components')),
 	cc AS (SELECT * FROM clusters_from_pairs(
-		'SELECT id, NULL::bigint FROM ss_docs UNION ALL SELECT id1, id2 FROM ss_truth WHERE j >= ' || t))
+		'SELECT id, NULL::bigint FROM ss_docs UNION ALL SELECT id1, id2 FROM ss_truth WHERE j >= ' || t, mode => 'components'))
 	SELECT t, (SELECT count(DISTINCT cluster_id) FROM got),
 		(SELECT count(*) FROM (TABLE cc EXCEPT ALL TABLE got) x),
 		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE cc) y)
@@ -98,12 +98,12 @@ FROM shingleset_pairs('SELECT id, s_mod FROM ss_docs', 0.5);
 SELECT (SELECT count(*) FROM shingleset_pairs('ss_docs', 'id', 's', 0.5)) =
 	(SELECT count(*) FROM shingleset_pairs('SELECT id, s FROM ss_docs', 0.5)) AS rel_pairs_same;
 SELECT count(*) FROM shingleset_pairs('ss_docs', 'id', 's', threshold => 0.5, measure => 'containment');
-SELECT count(*), count(DISTINCT cluster_id) FROM shingleset_clusters('ss_docs', 'id', 's', 0.5);
-SELECT count(*) FROM shingleset_clusters('ss_docs', 'id', 's', 0.5, singletons => false);
+SELECT count(*), count(DISTINCT cluster_id) FROM shingleset_clusters('ss_docs', 'id', 's', 0.5, mode => 'components');
+SELECT count(*) FROM shingleset_clusters('ss_docs', 'id', 's', 0.5, singletons => false, mode => 'components');
 -- the earliest member by the order column names the cluster
 SELECT count(*) FILTER (WHERE c.cluster_id <> m.first) AS misnamed
-FROM shingleset_clusters('SELECT id, s, -id FROM ss_docs', 0.5) c
-JOIN (SELECT cluster_id, max(id) AS first FROM shingleset_clusters('SELECT id, s, -id FROM ss_docs', 0.5)
+FROM shingleset_clusters('SELECT id, s, -id FROM ss_docs', 0.5, mode => 'components') c
+JOIN (SELECT cluster_id, max(id) AS first FROM shingleset_clusters('SELECT id, s, -id FROM ss_docs', 0.5, mode => 'components')
 	  GROUP BY cluster_id) m USING (cluster_id);
 
 -- through temporary files: the same answers
@@ -112,16 +112,16 @@ SELECT 'pairs 0.5' AS variant, id1 AS a, id2 AS b, similarity AS x FROM shingles
 UNION ALL SELECT 'containment 0.7', * FROM shingleset_pairs('SELECT id, s FROM ss_docs', 0.7, 'containment')
 UNION ALL SELECT 'join', * FROM shingleset_join('SELECT id, s FROM ss_docs WHERE id % 2 = 0', 'SELECT id, s FROM ss_docs WHERE id % 2 = 1', 0.4)
 UNION ALL SELECT 'join containment', * FROM shingleset_join('SELECT id, s FROM ss_docs WHERE id % 2 = 0', 'SELECT id, s FROM ss_docs WHERE id % 2 = 1', 0.8, 'containment')
-UNION ALL SELECT 'clusters', id, cluster_id, NULL FROM shingleset_clusters('SELECT id % 900, s, -id FROM ss_docs', 0.4)
-UNION ALL SELECT 'no singletons', id, cluster_id, NULL FROM shingleset_clusters('SELECT id, s FROM ss_docs', 0.6, false);
+UNION ALL SELECT 'clusters', id, cluster_id, NULL FROM shingleset_clusters('SELECT id % 900, s, -id FROM ss_docs', 0.4, mode => 'components')
+UNION ALL SELECT 'no singletons', id, cluster_id, NULL FROM shingleset_clusters('SELECT id, s FROM ss_docs', 0.6, false, mode => 'components');
 SET work_mem = '64kB';
 CREATE TABLE ss_spill AS
 SELECT 'pairs 0.5' AS variant, id1 AS a, id2 AS b, similarity AS x FROM shingleset_pairs('SELECT id, s FROM ss_docs', 0.5)
 UNION ALL SELECT 'containment 0.7', * FROM shingleset_pairs('SELECT id, s FROM ss_docs', 0.7, 'containment')
 UNION ALL SELECT 'join', * FROM shingleset_join('SELECT id, s FROM ss_docs WHERE id % 2 = 0', 'SELECT id, s FROM ss_docs WHERE id % 2 = 1', 0.4)
 UNION ALL SELECT 'join containment', * FROM shingleset_join('SELECT id, s FROM ss_docs WHERE id % 2 = 0', 'SELECT id, s FROM ss_docs WHERE id % 2 = 1', 0.8, 'containment')
-UNION ALL SELECT 'clusters', id, cluster_id, NULL FROM shingleset_clusters('SELECT id % 900, s, -id FROM ss_docs', 0.4)
-UNION ALL SELECT 'no singletons', id, cluster_id, NULL FROM shingleset_clusters('SELECT id, s FROM ss_docs', 0.6, false);
+UNION ALL SELECT 'clusters', id, cluster_id, NULL FROM shingleset_clusters('SELECT id % 900, s, -id FROM ss_docs', 0.4, mode => 'components')
+UNION ALL SELECT 'no singletons', id, cluster_id, NULL FROM shingleset_clusters('SELECT id, s FROM ss_docs', 0.6, false, mode => 'components');
 RESET work_mem;
 SELECT variant, count(*) AS rows,
 	(SELECT count(*) FROM (SELECT * FROM ss_mem m WHERE m.variant = v.variant
@@ -141,7 +141,7 @@ SELECT * FROM shingleset_pairs('SELECT id, body FROM ss_docs', 0.5);
 SELECT * FROM shingleset_pairs('ss_docs', 'id', 'body', 0.5);
 SELECT * FROM shingleset_pairs('ss_docs', 'id', 'nope', 0.5);
 SELECT * FROM shingleset_pairs(NULL, 0.5);
-SELECT * FROM shingleset_clusters('ss_docs', 'id', 's', 0.5, NULL, NULL);
+SELECT * FROM shingleset_clusters('ss_docs', 'id', 's', 0.5, NULL, NULL, mode => 'components');
 
 DROP TABLE ss_words, ss_docs, ss_truth, ss_jtruth, ss_mem, ss_spill;
 DROP FUNCTION ss_variants, ss_diff, ss_join_diff, ss_clusters_diff;

@@ -67,7 +67,7 @@ SELECT count(*) FROM minhash_pairs(query => 'SELECT id, s FROM sp_docs', thresho
 -- an integer threshold selects the relation form too (not the query form)
 SELECT (SELECT count(*) FROM minhash_pairs('sp_docs', 'id', 's', 1)) =
 	(SELECT count(*) FROM sp_truth WHERE resemblance = 1) AS relation_form_threshold_1;
-SELECT (SELECT count(*) FROM minhash_clusters('sp_docs', 'id', 's', 1)) =
+SELECT (SELECT count(*) FROM minhash_clusters('sp_docs', 'id', 's', 1, mode => 'components')) =
 	(SELECT count(*) FROM sp_docs) AS relation_form_clusters_1;
 CREATE VIEW sp_first50 AS SELECT * FROM sp_docs ORDER BY id LIMIT 50;
 SELECT (SELECT count(*) FROM minhash_pairs('sp_first50', 'id', 's', 0, 2, 1)) = 50 * 49 / 2
@@ -117,27 +117,27 @@ FROM minhash_join('SELECT id, s FROM sp_docs WHERE id % 10 = 0',
 -- minhash_clusters = connected components of the truth (clusters_from_pairs)
 CREATE FUNCTION sp_clusters_diff(t float8) RETURNS TABLE (threshold float8, clusters bigint, missing bigint, extra bigint)
 LANGUAGE sql AS $$
-	WITH got AS (SELECT * FROM minhash_clusters('SELECT id, s FROM sp_docs', t)),
+	WITH got AS (SELECT * FROM minhash_clusters('SELECT id, s FROM sp_docs', t, mode => 'components')),
 	cc AS (SELECT * FROM clusters_from_pairs(
-		'SELECT id, NULL::bigint FROM sp_docs UNION ALL SELECT id1, id2 FROM sp_truth WHERE resemblance >= ' || t))
+		'SELECT id, NULL::bigint FROM sp_docs UNION ALL SELECT id1, id2 FROM sp_truth WHERE resemblance >= ' || t, mode => 'components'))
 	SELECT t, (SELECT count(DISTINCT cluster_id) FROM got),
 		(SELECT count(*) FROM (TABLE cc EXCEPT ALL TABLE got) x),
 		(SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE cc) y)
 $$;
 SELECT d.* FROM unnest(ARRAY[0.5, 0.7, 0.9]) t, sp_clusters_diff(t) d;
 -- an order key names each cluster after its earliest member (here: the largest id)
-WITH got AS (SELECT * FROM minhash_clusters('SELECT id, s, -id FROM sp_docs', 0.7)),
+WITH got AS (SELECT * FROM minhash_clusters('SELECT id, s, -id FROM sp_docs', 0.7, mode => 'components')),
 cc AS (SELECT id, max(id) OVER (PARTITION BY cluster_id) AS cluster_id
 	   FROM clusters_from_pairs('SELECT id, NULL::bigint FROM sp_docs UNION ALL
-								 SELECT id1, id2 FROM sp_truth WHERE resemblance >= 0.7'))
+								 SELECT id1, id2 FROM sp_truth WHERE resemblance >= 0.7', mode => 'components'))
 SELECT (SELECT count(*) FROM got) AS n,
 	(SELECT count(*) FROM (TABLE cc EXCEPT ALL TABLE got) x) AS missing;
 -- the relation form with an order column, without singletons
 SELECT count(*), count(DISTINCT cluster_id), bool_and(cluster_id <= id) AS earliest_named
-FROM minhash_clusters('sp_docs', 'id', 's', 0.7, 'id', singletons => false);
+FROM minhash_clusters('sp_docs', 'id', 's', 0.7, 'id', singletons => false, mode => 'components');
 CREATE TEMP VIEW sp_neg AS SELECT id, s, -id AS o FROM sp_docs;
 SELECT count(*), bool_and(cluster_id >= id) AS largest_named
-FROM minhash_clusters('sp_neg', 'id', 's', 0.7, 'o', false);
+FROM minhash_clusters('sp_neg', 'id', 's', 0.7, 'o', false, mode => 'components');
 
 -- super_shingle_pairs = the self-join with super_shingles_match
 ALTER TABLE sp_docs ADD ss bigint[];
@@ -170,11 +170,11 @@ SELECT * FROM super_shingle_pairs('SELECT id, s FROM sp_docs');
 -- edge cases
 CREATE TABLE sp_small (id integer, s minhash_sketch);
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5);
-SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5);
+SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5, mode => 'components');
 INSERT INTO sp_small VALUES (1, minhash('the quick brown fox jumps over the lazy dog'));
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5);
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0);
-SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5);
+SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5, mode => 'components');
 -- NULL ids and sketches are skipped; repeated ids and identical rows are rows
 INSERT INTO sp_small VALUES
 	(NULL, minhash('the quick brown fox jumps over the lazy dog')), (2, NULL),
@@ -190,15 +190,15 @@ SELECT count(*), count(*) FILTER (WHERE resemblance = 0) AS zero
 FROM minhash_pairs('SELECT id, s FROM sp_small', 0);
 SELECT count(*) = count(*) FILTER (WHERE jaccard(a.s, b.s) >= 0) AS all_pairs
 FROM sp_small a JOIN sp_small b ON a.ctid < b.ctid AND a.id IS NOT NULL AND b.s IS NOT NULL AND a.s IS NOT NULL AND b.id IS NOT NULL;
-SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5) ORDER BY 1;
-SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5, singletons => false) ORDER BY 1;
-SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_small', 0);
+SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5, mode => 'components') ORDER BY 1;
+SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 0.5, singletons => false, mode => 'components') ORDER BY 1;
+SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_small', 0, mode => 'components');
 SELECT * FROM minhash_join('SELECT id, s FROM sp_small WHERE id < 4',
 	'SELECT id, s FROM sp_small WHERE id >= 3', 0.5) ORDER BY 1, 2;
 -- NULL arguments: no rows
 SELECT count(*) FROM minhash_pairs(NULL, 0.5);
 SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_small', NULL);
-SELECT count(*) FROM minhash_clusters('sp_small', 'id', 's', NULL::float8);
+SELECT count(*) FROM minhash_clusters('sp_small', 'id', 's', NULL::float8, mode => 'components');
 -- sketches made differently
 SELECT * FROM minhash_pairs('SELECT 1, minhash(''a b c d'') UNION ALL SELECT 2, minhash(''a b c d'', 64)', 0.5);
 SELECT * FROM minhash_pairs('SELECT 1, minhash(''a b c d'') UNION ALL SELECT 2, minhash_bbit(minhash(''a b c d''), 8)', 0.5);
@@ -211,7 +211,7 @@ SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5, 0);
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5, NULL, -1);
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5, 2000);
 SELECT * FROM minhash_pairs('SELECT id, s FROM sp_small', 0.5, 20, 20);
-SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 2);
+SELECT * FROM minhash_clusters('SELECT id, s FROM sp_small', 2, mode => 'components');
 SELECT * FROM minhash_join('SELECT id, s FROM sp_small', 'SELECT id, s FROM sp_small', 0.5, 0);
 -- bad queries
 SELECT * FROM minhash_pairs('SELECT id FROM sp_small', 0.5);
@@ -221,7 +221,7 @@ SELECT * FROM minhash_pairs('DELETE FROM sp_small RETURNING id, s', 0.5);
 SELECT * FROM minhash_pairs('SELECT 1; SELECT 2', 0.5);
 SELECT * FROM minhash_pairs('sp_small', 'id', 'nope', 0.5);
 SELECT * FROM minhash_pairs('no_such_table', 'id', 's', 0.5);
-SELECT * FROM minhash_clusters('SELECT id, s, s FROM sp_small', 0.5);
+SELECT * FROM minhash_clusters('SELECT id, s, s FROM sp_small', 0.5, mode => 'components');
 
 -- a tiny work_mem: the rows and the bands go through temporary files and
 -- give the same answers (pairs, a join, clusters with repeated ids and an
@@ -230,9 +230,9 @@ CREATE TABLE sp_mem AS
 SELECT 'join' AS variant, id_a AS a, id_b AS b, resemblance AS x
 FROM minhash_join('SELECT id, s FROM sp_docs WHERE id % 2 = 0', 'SELECT id, s FROM sp_docs WHERE id % 2 = 1', 0.5)
 UNION ALL SELECT 'clusters', id, cluster_id, NULL
-FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5)
+FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5, mode => 'components')
 UNION ALL SELECT 'no singletons', id, cluster_id, NULL
-FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false)
+FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false, mode => 'components')
 UNION ALL SELECT 'b-bit', id1, id2, resemblance
 FROM minhash_pairs('SELECT id, minhash_bbit(s, 8) FROM sp_docs', 0.6);
 SET work_mem = '64kB';
@@ -243,9 +243,9 @@ CREATE TABLE sp_spill AS
 SELECT 'join' AS variant, id_a AS a, id_b AS b, resemblance AS x
 FROM minhash_join('SELECT id, s FROM sp_docs WHERE id % 2 = 0', 'SELECT id, s FROM sp_docs WHERE id % 2 = 1', 0.5)
 UNION ALL SELECT 'clusters', id, cluster_id, NULL
-FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5)
+FROM minhash_clusters('SELECT id % 900, s, -id FROM sp_docs', 0.5, mode => 'components')
 UNION ALL SELECT 'no singletons', id, cluster_id, NULL
-FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false)
+FROM minhash_clusters('SELECT id, s FROM sp_docs', 0.7, singletons => false, mode => 'components')
 UNION ALL SELECT 'b-bit', id1, id2, resemblance
 FROM minhash_pairs('SELECT id, minhash_bbit(s, 8) FROM sp_docs', 0.6);
 -- (at least 1,024 rows are always kept in memory)
@@ -266,11 +266,11 @@ UNION ALL
 SELECT 100000 + g, minhash((SELECT string_agg(substr(md5('m' || g || '/' || j), 1, 6), ' ')
 							FROM generate_series(1, 20) j))
 FROM generate_series(1, 24000) g;
-CREATE TABLE sp_more_mem AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5);
+CREATE TABLE sp_more_mem AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5, mode => 'components');
 SET work_mem = '64kB';
 SET nddup.progress = on;
 \set VERBOSITY terse
-CREATE TABLE sp_more_spill AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5);
+CREATE TABLE sp_more_spill AS SELECT * FROM minhash_clusters('SELECT id, s FROM sp_more', 0.5, mode => 'components');
 \set VERBOSITY default
 RESET nddup.progress;
 RESET work_mem;
@@ -290,10 +290,10 @@ SELECT count(*) FROM minhash_pairs('SELECT id, s FROM sp_copies', 0.9);
 \set VERBOSITY default
 RESET statement_timeout;
 -- clustering the copies is quick: identical sketches are grouped first
-SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9);
+SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9, mode => 'components');
 -- also through temporary files
 SET work_mem = '64kB';
-SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9);
+SELECT count(DISTINCT cluster_id) FROM minhash_clusters('SELECT id, s FROM sp_copies', 0.9, mode => 'components');
 RESET work_mem;
 
 DROP TABLE sp_words, sp_docs, sp_truth, sp_truth2, sp_sstruth, sp_small, sp_copies CASCADE;
