@@ -4,14 +4,20 @@
 #              simhash, min-hash, text/binary forms; built and tested alone
 # src/types    the SQL types and their functions
 # src/index    operator classes and planner support
-# src/batch    set-returning batch functions (pairs, joins, clusters)
+# src/batch    set-returning batch functions (pairs, joins, clusters): the
+#              shared layer (call, rows, sorting, partitions, union-find,
+#              verification), and one folder a method: hamming/, sets/,
+#              sketch/
 # src/trigger  the insert-time trigger
+# src/citus    Citus: distributed batch functions, key functions, the
+#              cluster-wide insert check nddup_original()
 # src/module.c module entry point and settings
 
 EXTENSION = nddup
 EXTVERSION = 0.2
 MODULE_big = nddup
-SRC_DIRS = src/core src/types src/index src/batch src/trigger
+SRC_DIRS = src/core src/types src/index src/batch src/batch/hamming src/batch/sets \
+	src/batch/sketch src/trigger src/citus
 OBJS = src/module.o $(patsubst %.c,%.o,$(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))))
 
 # The install script of the current version is assembled from the fragments
@@ -79,7 +85,7 @@ unit: $(CORE_SRCS) $(UNIT_SRCS) test/unit/unit_test.h src/core/nddup_core.h
 
 # every object depends on every header (the shared ones, each folder's own,
 # the generated tables)
-$(OBJS): $(wildcard src/*.h src/*/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h src/*/*/*.h)
 
 # The release tarball, nddup-VERSION.tar.gz (VERSION from META.json), made
 # by git archive from DIST_REF (default HEAD): what PGXN and

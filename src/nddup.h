@@ -60,7 +60,7 @@ extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
 
-/* the warning about radii that pair unrelated rows (src/types/radius_warning.c) */
+/* the warning about radii that pair unrelated rows (src/batch/hamming/radius_warning.c) */
 #define NDDUP_SHORT_TEXT_BYTES	64
 extern bool nddup_warn_chance_pairs(const char *subject, double n, int radius,
 									double avg_bytes, const char *hint);
@@ -125,7 +125,7 @@ extern void nddup_parse_error(const NddupParseError *err, const char *typname,
 extern void nddup_string_info_printf(void *arg, const char *fmt,...)
 			pg_attribute_printf(2, 3);
 
-/* Citus's metadata (src/types/citus_meta.c; callers are inside SPI) */
+/* Citus's metadata (src/citus/citus_meta.c; callers are inside SPI) */
 extern bool nddup_citus_installed(void);
 extern bool nddup_citus_coordinator(void);
 extern char nddup_citus_distribution(Oid relid, char **distcol);

@@ -1,5 +1,5 @@
 -- nddup install script, part 6: batch near-duplicate detection
--- (src/batch/hamming_sql.c): all pairs within a Hamming radius, similarity joins,
+-- (src/batch/hamming/hamming_sql.c): all pairs within a Hamming radius, similarity joins,
 -- clustering and incremental cluster assignment.  See docs/batch.md.
 --
 -- The inputs are query texts run with the caller's privileges, so these

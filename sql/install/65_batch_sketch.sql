@@ -1,5 +1,5 @@
 -- nddup install script, part 6b: batch near-duplicate detection over
--- resemblance sketches (src/batch/sketch_sql.c): all pairs of min-hash sketches
+-- resemblance sketches (src/batch/sketch/sketch_sql.c): all pairs of min-hash sketches
 -- above a resemblance threshold (LSH bands, exact by default), the
 -- similarity join of two sets, clusters, and all pairs of documents sharing
 -- at least r super-shingles.  See docs/batch-sketches.md.

@@ -1,5 +1,5 @@
 -- nddup install script, part 6c: the exact resemblance join of shingle sets
--- (src/batch/set_sql.c): every pair of rows whose shingle sets reach a
+-- (src/batch/sets/set_sql.c): every pair of rows whose shingle sets reach a
 -- Jaccard or containment threshold, the join of two inputs, clusters; by
 -- prefix filtering over a global order of the shingles (rarest first) and
 -- an exact check of every candidate.  See docs/batch-sets.md.

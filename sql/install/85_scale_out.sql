@@ -1,5 +1,5 @@
--- nddup install script, part 9: scale-out (src/batch/keys.c,
--- src/batch/distributed.c).  See docs/scale-out.md.
+-- nddup install script, part 9: scale-out (src/citus/keys.c,
+-- src/citus/distributed.c).  See docs/scale-out.md.
 --
 -- Equi-join keys of near-duplicates: any two fingerprints within the radius
 -- share a block key, any two sketches at or above the threshold share a band
@@ -113,7 +113,7 @@ ALTER FUNCTION @extschema@.containment(@extschema@.shingleset, @extschema@.shing
 ALTER FUNCTION @extschema@.overlap(@extschema@.shingleset, @extschema@.shingleset) COST 50;
 ALTER FUNCTION @extschema@.shingleset_distance(@extschema@.shingleset, @extschema@.shingleset) COST 50;
 
--- the insert-time check through the Citus coordinator (src/trigger/trigger_citus.c)
+-- the insert-time check through the Citus coordinator (src/citus/trigger_citus.c)
 CREATE FUNCTION @extschema@.nddup_original(rel regclass, args text[], value "any", id_type anyelement)
 	RETURNS anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;

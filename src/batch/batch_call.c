@@ -11,7 +11,7 @@
 
 #include <math.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "funcapi.h"
 #include "miscadmin.h"

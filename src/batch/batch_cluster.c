@@ -20,7 +20,7 @@
 
 #include <math.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

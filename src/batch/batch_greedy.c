@@ -26,7 +26,7 @@
 
 #include <math.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "funcapi.h"
 #include "miscadmin.h"

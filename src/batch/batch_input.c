@@ -14,7 +14,7 @@
  */
 #include "postgres.h"
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"

@@ -12,7 +12,7 @@
  */
 #include "postgres.h"
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

@@ -22,7 +22,7 @@
 
 #include <math.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"

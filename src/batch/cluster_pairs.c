@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "batch.h"
+#include "batch/batch.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"

@@ -27,7 +27,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "catalog/catalog.h"
 #include "miscadmin.h"

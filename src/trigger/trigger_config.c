@@ -10,7 +10,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "access/genam.h"
 #include "access/table.h"

@@ -18,7 +18,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"

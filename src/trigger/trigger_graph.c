@@ -24,7 +24,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "access/tableam.h"
 #include "access/xact.h"

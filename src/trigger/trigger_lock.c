@@ -33,7 +33,7 @@
 
 #include <math.h>
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "common/hashfn.h"
 #include "core/hamming_kernel.h"

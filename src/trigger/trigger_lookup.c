@@ -10,7 +10,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "access/xact.h"
 #include "catalog/pg_operator.h"

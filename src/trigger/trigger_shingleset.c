@@ -32,7 +32,7 @@
 
 #include <math.h>
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "common/hashfn.h"
 

@@ -23,7 +23,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
@@ -239,7 +239,7 @@ verify_source_width(const DedupConfig *cfg)
 /*
  * nddup_check_trigger(): warn about method=simhash without verify= when the
  * table's size (reltuples) makes chance pairs expected or its texts are
- * short (src/types/radius_warning.c).
+ * short (src/batch/hamming/radius_warning.c).
  */
 void
 nddup_dedup_warn_unsafe(Relation rel, const DedupConfig *cfg, const char *trigname)

@@ -16,8 +16,8 @@
 
 #include <math.h>
 
-#include "sketch_batch.h"
-#include "distributed.h"
+#include "batch/sketch/sketch_batch.h"
+#include "citus/distributed.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"

@@ -36,7 +36,7 @@
 
 #include <math.h>
 
-#include "set_batch.h"
+#include "batch/sets/set_batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

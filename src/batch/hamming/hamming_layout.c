@@ -16,7 +16,7 @@
 
 #include <math.h>
 
-#include "hamming_batch.h"
+#include "batch/hamming/hamming_batch.h"
 
 /* Fill a layout of m blocks (the first 64 mod m one bit wider) for radius k. */
 static void

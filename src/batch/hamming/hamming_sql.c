@@ -20,8 +20,8 @@
  */
 #include "postgres.h"
 
-#include "hamming_batch.h"
-#include "distributed.h"
+#include "batch/hamming/hamming_batch.h"
+#include "citus/distributed.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"

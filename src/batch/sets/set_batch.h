@@ -14,7 +14,7 @@
 #ifndef NDDUP_SET_BATCH_H
 #define NDDUP_SET_BATCH_H
 
-#include "batch.h"
+#include "batch/batch.h"
 
 /* The measure of a call. */
 typedef enum SetMeasure

@@ -12,7 +12,7 @@
 #ifndef NDDUP_SKETCH_BATCH_H
 #define NDDUP_SKETCH_BATCH_H
 
-#include "batch.h"
+#include "batch/batch.h"
 
 /* Row flags of the sketch functions (beside BATCH_ROW_SIDE1, AUXNULL). */
 #define ROW_EMPTY				(BATCH_ROW_METHOD << 0) /* sketch of a document

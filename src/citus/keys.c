@@ -44,8 +44,8 @@
 
 #include <math.h>
 
-#include "batch.h"
-#include "distributed.h"
+#include "batch/batch.h"
+#include "citus/distributed.h"
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"

@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "set_batch.h"
+#include "batch/sets/set_batch.h"
 
 #include "executor/spi.h"
 #include "executor/tuptable.h"

@@ -13,7 +13,7 @@
  */
 #include "postgres.h"
 
-#include "dist_work.h"
+#include "citus/dist_work.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"

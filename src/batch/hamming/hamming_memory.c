@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "hamming_batch.h"
+#include "batch/hamming/hamming_batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

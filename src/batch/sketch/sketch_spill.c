@@ -26,7 +26,7 @@
 
 #include <math.h>
 
-#include "sketch_batch.h"
+#include "batch/sketch/sketch_batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

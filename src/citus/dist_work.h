@@ -4,15 +4,15 @@
  *	  The machinery of the distributed batch functions (src/batch/
  *	  dist_work.c): a call's state, its inputs, the work tables on the
  *	  Citus cluster, the queries whose rows come to the coordinator and the
- *	  clusters finished there.  Used by src/batch/distributed.c.
+ *	  clusters finished there.  Used by src/citus/distributed.c.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef NDDUP_DIST_WORK_H
 #define NDDUP_DIST_WORK_H
 
-#include "batch.h"
-#include "distributed.h"
+#include "batch/batch.h"
+#include "citus/distributed.h"
 
 #include "portability/instr_time.h"
 #include "utils/tuplestore.h"

@@ -34,7 +34,7 @@
  */
 #include "postgres.h"
 
-#include "sketch_batch.h"
+#include "batch/sketch/sketch_batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

@@ -11,7 +11,7 @@
 #ifndef NDDUP_HAMMING_BATCH_H
 #define NDDUP_HAMMING_BATCH_H
 
-#include "batch.h"
+#include "batch/batch.h"
 
 /* Tables considered at most by the cost model (C(m, c) explodes with k). */
 #define MAX_TABLES				250000.0

@@ -3,7 +3,7 @@
  * distributed.h
  *	  The batch functions on a Citus distributed table (src/batch/
  *	  distributed.c) and the equi-join keys they repartition by
- *	  (src/batch/keys.c).  See docs/scale-out.md.
+ *	  (src/citus/keys.c).  See docs/scale-out.md.
  *
  * Each SQL-callable batch function first asks its entry function here:
  * when the input is a distributed table, the entry function computes the
@@ -44,7 +44,7 @@ extern int	nddup_block_of_key(const NddupBlocks *L, uint64 key);
 extern int	nddup_first_agreeing_block(const NddupBlocks *L, uint64 x);
 
 /* ----------------------------------------------------------------
- *		Entry functions (src/batch/distributed.c)
+ *		Entry functions (src/citus/distributed.c)
  * ----------------------------------------------------------------
  */
 

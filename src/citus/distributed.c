@@ -15,7 +15,7 @@
  *		 layout of m blocks; Citus repartitions the INSERT ... SELECT from
  *		 worker to worker);
  *	  2. each key group is searched on its worker by nddup_hamming_key_group()
- *		 (src/batch/keys.c), which keeps a pair only in the group of its first
+ *		 (src/citus/keys.c), which keeps a pair only in the group of its first
  *		 agreeing block, so a pair sharing several keys is reported once;
  *	  3. the coordinator receives the pairs (clusters: a spanning forest of
  *		 each group's pairs with the order keys of their ends) and, for
@@ -47,8 +47,8 @@
 
 #include <math.h>
 
-#include "dist_work.h"
-#include "hamming_batch.h"
+#include "citus/dist_work.h"
+#include "batch/hamming/hamming_batch.h"
 
 #include "executor/spi.h"
 #include "utils/builtins.h"

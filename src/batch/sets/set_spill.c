@@ -13,7 +13,7 @@
  */
 #include "postgres.h"
 
-#include "set_batch.h"
+#include "batch/sets/set_batch.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

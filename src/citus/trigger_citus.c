@@ -32,7 +32,7 @@
  */
 #include "postgres.h"
 
-#include "trigger.h"
+#include "trigger/trigger.h"
 
 #include "access/htup_details.h"
 #include "access/table.h"
