@@ -35,10 +35,11 @@ UPDATE_NEW_PARTS = 45_hamming_am 67_batch_sets 72_shingle_filter 77_recommend 78
 UPDATE_PARTS = $(sort $(wildcard $(UPDATE_DIR)/*.sql)) \
 	$(foreach f,$(UPDATE_NEW_PARTS),sql/install/$(f).sql)
 
-# The regression tests: test/sql/NAME.sql against test/expected/NAME.out,
-# every file there, in name order (scripts/test.sh runs the same list).
-REGRESS = $(basename $(notdir $(sort $(wildcard test/sql/*.sql))))
-REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+# The regression tests, as in contrib: sql/NAME.sql against expected/NAME.out,
+# every such file (not the install scripts), in name order (scripts/test.sh
+# runs the same list).
+REGRESS = $(filter-out $(EXTENSION)--%,$(basename $(notdir $(sort $(wildcard sql/*.sql)))))
+REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 # `make installcheck` runs, against the installed extension, the regression
 # tests, the isolation tests (test/isolation/specs, every spec in name order)

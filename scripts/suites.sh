@@ -34,10 +34,10 @@ run_pg_regress() {
 }
 
 # pg_regress over every regression test of the checkout $1 (the Makefile's
-# list: every test/sql/*.sql, in name order).
+# list: every sql/*.sql but the install scripts, in name order).
 run_regress() {
 	# shellcheck disable=SC2046
-	run_pg_regress regress/pg_regress "$1/test" \
+	run_pg_regress regress/pg_regress "$1" \
 		$(make -C "$1" -s PG_CONFIG="$PG_BIN/pg_config" print-regress)
 }
 

@@ -7,7 +7,7 @@
 #     client (psql's elapsed time of the statement minus TIMEOUT_MS),
 # the maximum over REPEAT runs of each.  The target is at most 1 s.
 #
-# The calls and their inputs are those of test/sql/cancel.sql, scaled up so that
+# The calls and their inputs are those of sql/cancel.sql, scaled up so that
 # each runs well past the cancel (most for tens of seconds).  Runs its own
 # temporary PostgreSQL instance (scripts/lib.sh); everything under nice -n 19.
 # Needs about 4 GB of free memory (clusters_from_pairs holds 15M pairs).
@@ -40,7 +40,7 @@ reliability_start "nddup cancellation latency"
 echo "statement_timeout $TIMEOUT_MS ms; pg_cancel_backend after $CANCEL_AFTER s; $REPEAT runs of each"
 echo
 
-# the data of test/sql/cancel.sql, larger: 592 MB of text, 8M numbers, 20,000
+# the data of sql/cancel.sql, larger: 592 MB of text, 8M numbers, 20,000
 # sketches, 3M fingerprints, 400,000 shingle sets
 t0=$(date +%s)
 {

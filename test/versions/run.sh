@@ -19,7 +19,7 @@
 # run there as scripts/test.sh runs them for 15, each on a temporary
 # instance:
 #   build      nddup compiles with zero warnings
-#   regress    pg_regress, every test/sql/*.sql
+#   regress    pg_regress, every sql/*.sql
 #   isolation  pg_isolation_regress, every test/isolation/specs/*.spec
 #   tap        prove test/t/*.pl (needs a build with --enable-tap-tests,
 #              IPC::Run and contrib/amcheck; skipped with a line otherwise)

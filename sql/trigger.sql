@@ -6,11 +6,15 @@
 SET client_min_messages = warning;
 -- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set helpers :abs_srcdir '/include/helpers.sql'
+\set helpers :abs_srcdir '/test/include/helpers.sql'
 \set ECHO none
+\i :helpers
+\set ECHO all
+
 -- fingerprints: a fixed center and copies with the lowest n bits flipped
 CREATE FUNCTION tr_flip(fp simhash64, n int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS
 $$ SELECT (fp::bigint # ((1::bigint << n) - 1))::simhash64 $$;
+
 -- 1. A blog table: the fingerprint is a generated column, so the trigger
 --    computes simhash(body) itself (generated columns come after BEFORE
 --    triggers).  Only originals are indexed.
@@ -28,10 +32,6 @@ CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12',
 										 'id=id', 'duplicate_of=duplicate_of', 'action=mark');
 SELECT * FROM nddup_check_trigger('posts');
- trigger |                                                                                       settings                                                                                       
----------+--------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | fingerprint=fp source=body size=2 unit=word weighting=tf method=simhash radius=12 id=id duplicate_of=duplicate_of order=id action=mark lock=blocks visibility=all index=posts_fp_idx
-(1 row)
 
 INSERT INTO posts (body) VALUES
 	('PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source.');
@@ -47,15 +47,6 @@ INSERT INTO posts (body, duplicate_of) VALUES	-- the trigger owns duplicate_of
 	('Sourdough needs a lively starter, a long cold proof in the fridge and a very hot oven with steam for the first 20 minutes of the bake.', 42);
 SELECT id, duplicate_of, fp <-> (SELECT fp FROM posts WHERE id = coalesce(p.duplicate_of, p.id)) AS dist
 FROM posts p ORDER BY id;
- id | duplicate_of | dist 
-----+--------------+------
-  1 |              |    0
-  2 |            1 |    6
-  3 |            1 |    7
-  4 |              |    0
-  5 |              |     
-  6 |            4 |    6
-(6 rows)
 
 -- several near-duplicates in one statement: each sees the rows stored before it
 INSERT INTO posts (body) VALUES
@@ -63,12 +54,6 @@ INSERT INTO posts (body) VALUES
 	('Cats sleep for most of the day and they hunt at dawn and dusk, when their prey is the most active and the light is low.'),
 	('Cats sleep most of the day and hunt at dawn and dusk, when their prey is the most active and the light is low.');
 SELECT id, duplicate_of FROM posts WHERE id > 6 ORDER BY id;
- id | duplicate_of 
-----+--------------
-  7 |             
-  8 |            7
-  9 |            7
-(3 rows)
 
 -- 2. Updates.  A duplicate edited into new text becomes an original.
 UPDATE posts SET body = 'A completely new post about the migration habits of arctic terns, which fly from pole to pole every year.' WHERE id = 2;
@@ -80,32 +65,10 @@ UPDATE posts SET body = 'Sourdough needs a lively starter, a long cold proof in 
 -- the same text again: the row is excluded from its own lookup
 UPDATE posts SET body = body || '' WHERE id = 4;
 SELECT id, duplicate_of, note FROM posts ORDER BY id;
- id | duplicate_of |  note  
-----+--------------+--------
-  1 |            4 | 
-  2 |              | 
-  3 |            4 | edited
-  4 |              | 
-  5 |              | 
-  6 |            4 | 
-  7 |              | 
-  8 |            7 | 
-  9 |            7 | 
-(9 rows)
-
 -- invariant: no chains, and no two originals within the radius
 SELECT count(*) AS chains FROM posts d JOIN posts o ON o.id = d.duplicate_of WHERE o.duplicate_of IS NOT NULL;
- chains 
---------
-      0
-(1 row)
-
 SELECT count(*) AS close_originals FROM posts a JOIN posts b ON a.id < b.id
 WHERE a.duplicate_of IS NULL AND b.duplicate_of IS NULL AND a.fp <-> b.fp <= 12;
- close_originals 
------------------
-               0
-(1 row)
 
 -- the plan of the lookup (the trigger prepares it with a generic plan)
 SET plan_cache_mode = force_generic_plan;
@@ -114,20 +77,9 @@ PREPARE lookup(simhash64, int) AS
 	WHERE t.fp OPERATOR(public.<@) public.ball($1, $2) AND t.id IS NOT NULL AND t.duplicate_of IS NULL
 	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
 SELECT * FROM pg_temp.plan($$EXECUTE lookup('0000000000000000', 12)$$);
-                                        plan                                         
--------------------------------------------------------------------------------------
- Limit
-   ->  LockRows
-         ->  Sort
-               Sort Key: (ROW(id))
-               ->  Bitmap Heap Scan on posts t
-                     Recheck Cond: ((fp <@ ball($1, $2)) AND (duplicate_of IS NULL))
-                     ->  Bitmap Index Scan on posts_fp_idx
-                           Index Cond: (fp <@ ball($1, $2))
-(8 rows)
-
 DEALLOCATE lookup;
 RESET plan_cache_mode;
+
 -- 3. Lock keys: one table key (share) and one key per block (radius 12: 6), with
 --    objsubid 20036/20037 so that users' advisory locks never collide.
 BEGIN;
@@ -135,13 +87,8 @@ INSERT INTO posts (body) VALUES ('Lock keys of this row.');
 SELECT objsubid, mode, count(*) FROM pg_locks
 WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = 'posts'::regclass::oid
 GROUP BY 1, 2 ORDER BY 1, 2;
- objsubid |     mode      | count 
-----------+---------------+-------
-    20036 | ExclusiveLock |     6
-    20037 | ShareLock     |     1
-(2 rows)
-
 ROLLBACK;
+
 -- a bulk load in one transaction: after 512 block keys the transaction takes
 -- the table key in exclusive mode instead (radius 3: 4 keys per row)
 CREATE TABLE bulk (id int, fp simhash64, duplicate_of int);
@@ -153,19 +100,8 @@ INSERT INTO bulk SELECT i, hashint8extended(i, 7)::simhash64 FROM generate_serie
 SELECT objsubid, mode, CASE objsubid WHEN 20036 THEN count(*) BETWEEN 512 AND 520 ELSE count(*) = 1 END AS as_expected FROM pg_locks
 WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = 'bulk'::regclass::oid
 GROUP BY 1, 2 ORDER BY 1, 2;
- objsubid |     mode      | as_expected 
-----------+---------------+-------------
-    20036 | ExclusiveLock | t
-    20037 | ExclusiveLock | t
-    20037 | ShareLock     | t
-(3 rows)
-
 COMMIT;
 SELECT count(*) FROM bulk WHERE duplicate_of IS NULL;
- count 
--------
-   300
-(1 row)
 
 -- 4. action=skip and action=error; a precomputed fingerprint column
 CREATE TABLE docs (id int PRIMARY KEY, fp simhash64, duplicate_of int);
@@ -175,20 +111,10 @@ CREATE TRIGGER dedup_skip BEFORE INSERT ON docs FOR EACH ROW
 INSERT INTO docs VALUES (1, 'f0f0f0f0f0f0f0f0'), (2, tr_flip('f0f0f0f0f0f0f0f0', 3)),
 	(3, tr_flip('f0f0f0f0f0f0f0f0', 4)), (4, NULL);
 SELECT * FROM docs ORDER BY id;
- id |        fp        | duplicate_of 
-----+------------------+--------------
-  1 | f0f0f0f0f0f0f0f0 |             
-  3 | f0f0f0f0f0f0f0ff |             
-  4 |                  |             
-(3 rows)
-
 CREATE OR REPLACE TRIGGER dedup_skip BEFORE INSERT ON docs FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3', 'action=error');
 INSERT INTO docs VALUES (5, tr_flip('f0f0f0f0f0f0f0f0', 2));
-ERROR:  new row for relation "docs" is a near-duplicate of an existing row
-DETAIL:  Key (id)=(1) is the original, at Hamming distance 2 (radius 3).
 \echo :LAST_ERROR_SQLSTATE
-23505
 INSERT INTO docs VALUES (5, tr_flip('0f0f0f0f0f0f0f0f', 2));
 -- a writer without SELECT privilege: judged all the same (the lookup runs as
 -- the table owner, like a foreign-key check), but the error hides the id
@@ -196,39 +122,19 @@ CREATE ROLE regress_nddup_writer;
 GRANT INSERT ON docs TO regress_nddup_writer;
 SET ROLE regress_nddup_writer;
 INSERT INTO docs VALUES (6, tr_flip('f0f0f0f0f0f0f0f0', 1));
-ERROR:  new row for relation "docs" is a near-duplicate of an existing row
-DETAIL:  An existing original is at Hamming distance 1 (radius 3).
 INSERT INTO docs VALUES (7, 'aaaaaaaaaaaaaaaa');
 RESET ROLE;
 DROP OWNED BY regress_nddup_writer;
 DROP ROLE regress_nddup_writer;
 SELECT * FROM docs ORDER BY id;
- id |        fp        | duplicate_of 
-----+------------------+--------------
-  1 | f0f0f0f0f0f0f0f0 |             
-  3 | f0f0f0f0f0f0f0ff |             
-  4 |                  |             
-  5 | 0f0f0f0f0f0f0f0c |             
-  7 | aaaaaaaaaaaaaaaa |             
-(5 rows)
 
 -- error without a duplicate_of column: every stored row is an original
 CREATE TABLE docs2 (id int, fp simhash64);
 CREATE TRIGGER dedup BEFORE INSERT ON docs2 FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=0', 'action=error');
 INSERT INTO docs2 VALUES (1, '0123456789abcdef'), (2, '0123456789abcdee');
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "docs2"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.docs2 USING hamming (fp);
 INSERT INTO docs2 VALUES (3, '0123456789abcdef');
-ERROR:  new row for relation "docs2" is a near-duplicate of an existing row
-DETAIL:  Key (id)=(1) is the original, at Hamming distance 0 (radius 0).
 SELECT * FROM docs2 ORDER BY id;
- id |        fp        
-----+------------------
-  1 | 0123456789abcdef
-  2 | 0123456789abcdee
-(2 rows)
 
 -- 5. Source text only: the lookup is simhash(body, 7, 'char') <@ ball, served
 --    by the expression index; an order column other than the id; varchar.
@@ -238,11 +144,6 @@ CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON notes FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'size=7', 'unit=char',
 										 'duplicate_of=dup', 'order=created', 'radius=10');
 SELECT * FROM nddup_check_trigger('notes');
- trigger |                                                                           settings                                                                            
----------+---------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | source=body size=7 unit=char weighting=tf method=simhash radius=10 id=id duplicate_of=dup order=created action=mark lock=blocks visibility=all index=notes_fp
-(1 row)
-
 INSERT INTO notes VALUES
 	(10, '2024-01-02', 'Meeting notes: the team agreed to ship the release on Friday after the last review.'),
 	(20, '2024-01-01', 'A note written earlier about something entirely unrelated: groceries, milk, eggs.');
@@ -253,20 +154,8 @@ INSERT INTO notes VALUES
 INSERT INTO notes VALUES
 	(30, '2024-01-03', 'Meeting notes: the team agreed to ship the release on Friday after the last reviews.');
 SELECT id, dup FROM notes ORDER BY id;
- id | dup 
-----+-----
- 10 |    
- 20 |    
- 30 |  10
- 31 |  10
-(4 rows)
-
 -- an expression index with other simhash parameters does not serve the lookup
 SELECT settings FROM nddup_check_trigger('notes', '{source=body,duplicate_of=dup}');
-                                                                       settings                                                                       
-------------------------------------------------------------------------------------------------------------------------------------------------------
- source=body size=2 unit=word weighting=tf method=simhash radius=12 id=id duplicate_of=dup order=id action=mark lock=blocks visibility=all index=none
-(1 row)
 
 -- the order column decides between two originals within the radius:
 -- 1 and 2 are 6 bits apart, 3 is 3 bits from each, 2 is older
@@ -275,98 +164,43 @@ CREATE INDEX ON ordered USING gin (fp) WHERE duplicate_of IS NULL AND id > 0;	--
 CREATE TRIGGER dedup BEFORE INSERT ON ordered FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3', 'order=created');
 INSERT INTO ordered VALUES (1, '2024-02-01', '0000000000000000'), (2, '2024-01-01', '000000000000003f');
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "ordered"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.ordered USING hamming (fp) WHERE duplicate_of IS NULL;
 INSERT INTO ordered VALUES (3, '2024-03-01', '0000000000000007');
 SELECT * FROM ordered ORDER BY id;
- id |  created   |        fp        | duplicate_of 
-----+------------+------------------+--------------
-  1 | 02-01-2024 | 0000000000000000 |             
-  2 | 01-01-2024 | 000000000000003f |             
-  3 | 03-01-2024 | 0000000000000007 |            2
-(3 rows)
 
 -- source text only, without an index: the hint is a statement that works
 CREATE TABLE t_src (id int, body text, duplicate_of int);
 CREATE TRIGGER dedup BEFORE INSERT ON t_src FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body');
 INSERT INTO t_src VALUES (1, 'first post');
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "t_src"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.t_src USING hamming ((public.simhash(body, 2, 'word', 'tf'))) WHERE duplicate_of IS NULL;
 INSERT INTO t_src VALUES (2, 'first post!');	-- no second warning in this session
 CREATE INDEX ON public.t_src USING gin ((public.simhash(body, 2, 'word', 'tf')) public.simhash64_gin_ops) WITH (fastupdate = off) WHERE duplicate_of IS NULL;
 SELECT settings FROM nddup_check_trigger('t_src');
-                                                                                  settings                                                                                  
-----------------------------------------------------------------------------------------------------------------------------------------------------------------------------
- source=body size=2 unit=word weighting=tf method=simhash radius=12 id=id duplicate_of=duplicate_of order=id action=mark lock=blocks visibility=all index=t_src_simhash_idx
-(1 row)
-
 SELECT * FROM t_src ORDER BY id;
- id |    body     | duplicate_of 
-----+-------------+--------------
-  1 | first post  |             
-  2 | first post! |            1
-(2 rows)
 
 -- a plain fingerprint column next to a source is maintained by the trigger
 CREATE TABLE pages (id int, body text, fp simhash64, duplicate_of int);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON pages FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body');
 INSERT INTO pages VALUES (1, 'one two three four five six seven eight nine ten', '0000000000000000');
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "pages"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.pages USING hamming (fp) WHERE duplicate_of IS NULL;
 INSERT INTO pages VALUES (2, 'one two three four five six seven eight nine ten eleven');
 SELECT id, fp = simhash(body) AS fp_ok, duplicate_of FROM pages ORDER BY id;
- id | fp_ok | duplicate_of 
-----+-------+--------------
-  1 | t     |             
-  2 | t     |            1
-(2 rows)
 
 -- 6. Radii at the edges (0, 1: hashed lock keys; 32: 33 one- and two-bit blocks)
 CREATE TABLE r (id int, fp simhash64, duplicate_of int, radius int);
 CREATE TRIGGER r0 BEFORE INSERT ON r FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=0');
 INSERT INTO r VALUES (1, '1111111111111111'), (2, '1111111111111111'), (3, '1111111111111110');
-WARNING:  no index serves the near-duplicate lookup of trigger "r0" on table "r"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.r USING hamming (fp) WHERE duplicate_of IS NULL;
 SELECT id, duplicate_of FROM r ORDER BY id;
- id | duplicate_of 
-----+--------------
-  1 |             
-  2 |            1
-  3 |             
-(3 rows)
-
 DROP TRIGGER r0 ON r;
 TRUNCATE r;
 CREATE TRIGGER r1 BEFORE INSERT ON r FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=1');
 INSERT INTO r VALUES (1, '1111111111111111'), (2, '1111111111111110'), (3, '1111111111111113');
-WARNING:  no index serves the near-duplicate lookup of trigger "r1" on table "r"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.r USING hamming (fp) WHERE duplicate_of IS NULL;
 DROP TRIGGER r1 ON r;
 CREATE TRIGGER r32 BEFORE INSERT ON r FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=32');
 INSERT INTO r VALUES (4, tr_flip('1111111111111111', 32)), (5, '0000000000000000'), (6, 'ffffffffffffffff');
-WARNING:  no index serves the near-duplicate lookup of trigger "r32" on table "r"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.r USING hamming (fp) WHERE duplicate_of IS NULL;
 SELECT id, duplicate_of FROM r ORDER BY id;
- id | duplicate_of 
-----+--------------
-  1 |             
-  2 |            1
-  3 |            1
-  4 |            1
-  5 |            1
-  6 |             
-(6 rows)
 
 -- 7. Bad arguments and bad trigger definitions: errors when the trigger fires
 --    (and from nddup_check_trigger, without storing a row).
@@ -434,134 +268,50 @@ SELECT a, try(a) FROM (VALUES
 	('{fingerprint=fp,scope=duplicate_of}'),
 	('{fingerprint=fp,scope=g}')
 ) v(a);
-                                a                                 |                                           try                                            
-------------------------------------------------------------------+------------------------------------------------------------------------------------------
- {}                                                               | 22023 nddup_dedup_trigger needs a fingerprint= or a source= argument
- {fingerprint=fp}                                                 | ok
- {fingerprint}                                                    | 22023 nddup_dedup_trigger argument "fingerprint" is not of the form key=value
- {=fp}                                                            | 22023 nddup_dedup_trigger argument "=fp" is not of the form key=value
- {fingerprint=fp,frobnicate=1}                                    | 22023 unknown nddup_dedup_trigger argument "frobnicate"
- {fingerprint=fp,FINGERPRINT=fp}                                  | 22023 nddup_dedup_trigger argument "fingerprint" is given more than once
- {fingerprint=nope}                                               | 42703 column "nope" of relation "bad" does not exist
- {fingerprint=body}                                               | 42804 column "body" of relation "bad" is of type text
- {source=fp}                                                      | 42804 column "fp" of relation "bad" is of type simhash64
- {fingerprint=ctid}                                               | 22023 system column "ctid" cannot be used as fingerprint
- {fingerprint=fp,radius=-1}                                       | 22023 radius "-1" is out of range
- {fingerprint=fp,radius=33}                                       | 22023 radius "33" is out of range
- {fingerprint=fp,radius=twelve}                                   | 22P02 invalid value for radius: "twelve"
- {fingerprint=fp,method=minhash}                                  | 42804 column "fp" of relation "bad" is of type simhash64
- {source=body,method=minhash}                                     | ok
- {source=body,method=minhash,radius=3}                            | 22023 radius= applies only to method=simhash
- {source=body,method=minhash,weighting=tf}                        | 22023 weighting= applies only to method=simhash
- {source=body,method=minhash,threshold=0}                         | 22023 threshold "0" is out of range
- {source=body,method=minhash,threshold=1.5}                       | 22023 threshold "1.5" is out of range
- {source=body,method=minhash,threshold=high}                      | 22P02 invalid value for threshold: "high"
- {source=body,method=minhash,threshold=NaN}                       | 22023 threshold "NaN" is out of range
- {source=body,method=minhash,k=0}                                 | 22023 k "0" is out of range
- {source=body,method=minhash,k=1025}                              | 22023 k "1025" is out of range
- {source=body,method=minhash,k=64,size=2,unit=char,threshold=0.7} | ok
- {fingerprint=fp,threshold=0.5}                                   | 22023 threshold= applies only to method=minhash and method=shingleset
- {source=body,k=64}                                               | 22023 k= applies only to method=minhash
- {fingerprint=fp,method=jaccard}                                  | 22023 unknown near-duplicate method "jaccard"
- {fingerprint=fp,method=simhash}                                  | ok
- {fingerprint=fp,action=delete}                                   | 22023 invalid action "delete"
- {fingerprint=fp,lock=row}                                        | 22023 invalid lock mode "row"
- {fingerprint=fp,size=3}                                          | 22023 size=, unit=, weighting=, k= and filter= apply only with source=
- {source=body,size=0}                                             | 22023 size "0" is out of range
- {source=body,unit=line}                                          | 22023 invalid shingle unit "line"
- {source=body,weighting=idf}                                      | 22023 invalid simhash weighting "idf"
- {fingerprint=g}                                                  | 22023 fingerprint column "g" is a generated column, and no source= is given
- {fingerprint=g,source=body}                                      | 22023 generation expression of column "g" is not simhash(body, 2, 'word', 'tf')
- {fingerprint=g,source=body,size=3}                               | ok
- {fingerprint=fp,id=nope}                                         | 42703 column "nope" of relation "bad" does not exist
- {fingerprint=fp,duplicate_of=dup_text}                           | 42804 column "dup_text" of relation "bad" is of type text
- {fingerprint=fp,duplicate_of=id}                                 | 22023 the id and duplicate_of columns must differ
- {fingerprint=fp,duplicate_of=g}                                  | 42804 column "g" of relation "bad" is of type simhash64
- {fingerprint=fp,order=fp}                                        | ok
- {fingerprint=fp,order=body,lock=table,action=skip}               | ok
- {fingerprint=fp,radius=}                                         | 22P02 invalid value for radius: ""
- {fingerprint=fp,radius=99999999999999999999}                     | 22023 radius "99999999999999999999" is out of range
- {fingerprint=fp,visibility=everyone}                             | 22023 invalid visibility "everyone"
- {fingerprint=fp,visibility=CALLER}                               | ok
- {fingerprint=fp,visibility=all,scope=body}                       | ok
- {fingerprint=fp,scope=nope}                                      | 42703 column "nope" of relation "bad" does not exist
- {fingerprint=fp,scope=fp}                                        | 22023 the scope column must differ from the fingerprint, source and duplicate_of columns
- {fingerprint=fp,scope=duplicate_of}                              | 22023 the scope column must differ from the fingerprint, source and duplicate_of columns
- {fingerprint=fp,scope=g}                                         | 22023 scope column "g" cannot be a generated column
-(52 rows)
-
 -- the message in full, with its hint and context
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=g', 'source=body');
 INSERT INTO bad (id, body) VALUES (1, 'x');
-ERROR:  generation expression of column "g" is not simhash(body, 2, 'word', 'tf')
-DETAIL:  The generation expression is simhash(body, 3, 'word'::text, 'tf'::text).
-HINT:  The trigger computes the fingerprint itself: give size=, unit= and weighting= (or k=) that match the generation expression.
-CONTEXT:  arguments of nddup_dedup_trigger() in trigger "bad" on table "bad"
 \echo :LAST_ERROR_SQLSTATE
-22023
 DROP TRIGGER bad ON bad;
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'duplicate_of=nope');
 INSERT INTO bad (id, body) VALUES (1, 'x');
-ERROR:  column "nope" of relation "bad" does not exist
-DETAIL:  It is named by the argument duplicate_of=nope.
-CONTEXT:  arguments of nddup_dedup_trigger() in trigger "bad" on table "bad"
 \echo :LAST_ERROR_SQLSTATE
-42703
 DROP TRIGGER bad ON bad;
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=minhash', 'radius=3');
 INSERT INTO bad (id, body) VALUES (1, 'x');
-ERROR:  radius= applies only to method=simhash
-HINT:  method=minhash takes threshold=.
-CONTEXT:  arguments of nddup_dedup_trigger() in trigger "bad" on table "bad"
 \echo :LAST_ERROR_SQLSTATE
-22023
 DROP TRIGGER bad ON bad;
 -- wrong timing, level or event
 CREATE TRIGGER bad AFTER INSERT ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp');
 INSERT INTO bad (id, body) VALUES (1, 'x');
-ERROR:  trigger "bad" must be fired BEFORE
-HINT:  Create it as BEFORE INSERT OR UPDATE OF <source> ... FOR EACH ROW.
 \echo :LAST_ERROR_SQLSTATE
-39P01
 SELECT * FROM nddup_check_trigger('bad');
-ERROR:  trigger "bad" must be fired BEFORE
-HINT:  Create it as BEFORE INSERT OR UPDATE OF <source> ... FOR EACH ROW.
 DROP TRIGGER bad ON bad;
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH STATEMENT
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp');
 INSERT INTO bad (id, body) VALUES (1, 'x');
-ERROR:  trigger "bad" must be fired FOR EACH ROW
 \echo :LAST_ERROR_SQLSTATE
-39P01
 DROP TRIGGER bad ON bad;
 CREATE TRIGGER bad BEFORE DELETE ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp');
 INSERT INTO bad (id, body) VALUES (1, 'x');
 DELETE FROM bad;
-ERROR:  trigger "bad" must be fired for INSERT or UPDATE only
 \echo :LAST_ERROR_SQLSTATE
-39P01
 DROP TRIGGER bad ON bad;
 SELECT nddup_dedup_trigger();
-ERROR:  nddup_dedup_trigger() was not called by the trigger manager
 -- a column dropped after the trigger was created
 CREATE TRIGGER bad BEFORE INSERT ON bad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'duplicate_of=duplicate_of');
 INSERT INTO bad (id, fp) VALUES (2, '0000000000000000');
-WARNING:  no index serves the near-duplicate lookup of trigger "bad" on table "bad"
-DETAIL:  Every row stored reads the whole table.
-HINT:  Create one with: CREATE INDEX ON public.bad USING hamming (fp) WHERE duplicate_of IS NULL;
 ALTER TABLE bad DROP COLUMN duplicate_of;
 INSERT INTO bad (id, fp) VALUES (3, '0000000000000000');
-ERROR:  column "duplicate_of" of relation "bad" does not exist
-DETAIL:  It is named by the argument duplicate_of=duplicate_of.
-CONTEXT:  arguments of nddup_dedup_trigger() in trigger "bad" on table "bad"
 DROP TABLE bad;
 DROP FUNCTION try(text[]);
+
 -- 8. search_path safety: a hostile schema first in search_path, with its own
 --    <@, ball(), simhash() and = that would accept (or reject) everything.
 CREATE SCHEMA evil;
@@ -583,38 +333,14 @@ INSERT INTO public.posts (body) VALUES ('Nothing like this has been posted befor
 UPDATE public.posts SET body = 'Nothing like this has been posted before: a review of three fountain pens?' WHERE id = 7;
 RESET search_path;
 SELECT id, duplicate_of FROM posts WHERE id >= 7 ORDER BY id;
- id | duplicate_of 
-----+--------------
-  7 |           11
-  8 |           11
-  9 |           11
- 11 |             
- 12 |           11
-(5 rows)
-
 SELECT count(*) FROM evil.posts;
- count 
--------
-     0
-(1 row)
-
 DROP SCHEMA evil CASCADE;
+
 -- the settings follow CREATE OR REPLACE TRIGGER and new indexes
 CREATE OR REPLACE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=3', 'action=skip');
 SELECT * FROM nddup_check_trigger('posts');
- trigger |                                                                                      settings                                                                                       
----------+-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | fingerprint=fp source=body size=2 unit=word weighting=tf method=simhash radius=3 id=id duplicate_of=duplicate_of order=id action=skip lock=blocks visibility=all index=posts_fp_idx
-(1 row)
-
 INSERT INTO posts (body) SELECT body FROM posts WHERE id = 4;
 -- skip on UPDATE: the update is dropped, the row keeps its old text
 UPDATE posts SET body = (SELECT body FROM posts WHERE id = 4) WHERE id = 2;
 SELECT id, left(body, 30) AS body, duplicate_of FROM posts WHERE id IN (2, 4, 13) ORDER BY id;
- id |              body              | duplicate_of 
-----+--------------------------------+--------------
-  2 | A completely new post about th |             
-  4 | Sourdough needs a lively start |             
-(2 rows)
-

@@ -8,14 +8,18 @@ SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 -- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set helpers :abs_srcdir '/include/helpers.sql'
+\set helpers :abs_srcdir '/test/include/helpers.sql'
 \set ECHO none
+\i :helpers
+\set ECHO all
+
 -- flip k pseudo-random bits (chosen by seed; repeats flip fewer) of fp
 CREATE FUNCTION pg_temp.flip(fp simhash64, seed bigint, k int) RETURNS simhash64
 LANGUAGE sql IMMUTABLE AS $$
 	SELECT (fp::bigint # coalesce((SELECT bit_or(1::bigint << (hashint8extended(seed * 64 + i, 7) & 63)::int)
 								   FROM generate_series(1, k) i), 0))::simhash64
 $$;
+
 CREATE TABLE spg (id int PRIMARY KEY, fp simhash64);
 -- uniform fingerprints
 INSERT INTO spg SELECT g, hashint8extended(g, 1)::simhash64 FROM generate_series(1, 8000) g;
@@ -39,8 +43,10 @@ INSERT INTO spg SELECT 32000 + g, (x'1234567800000000'::bigint | (g % 7))::simha
 FROM generate_series(1, 500) g;
 -- NULLs
 INSERT INTO spg SELECT 33000 + g, NULL FROM generate_series(1, 100) g;
+
 CREATE INDEX spg_fp ON spg USING spgist (fp);
 VACUUM ANALYZE spg;
+
 -- queries: fresh random values, existing rows, variants of existing rows,
 -- the repeated and skewed values
 CREATE TEMP TABLE q (qid int PRIMARY KEY, q simhash64 NOT NULL);
@@ -58,74 +64,28 @@ INSERT INTO q SELECT 865 + g, pg_temp.flip('0000000000000000', g + 31000, g % 5)
 INSERT INTO q SELECT 880 + g, (hashint8extended(g, 3) & x'ffffffff'::bigint)::simhash64 FROM generate_series(1, 30) g;
 INSERT INTO q SELECT 910 + g, pg_temp.flip('ffffffffffffffff', g + 32000, g % 10) FROM generate_series(1, 30) g;
 SELECT count(*) AS queries FROM q;
- queries 
----------
-     912
-(1 row)
 
 -- plans
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF)
 SELECT id FROM spg ORDER BY fp <-> 'a5a5a5a5a5a5a5a5' LIMIT 10;
-                        QUERY PLAN                        
-----------------------------------------------------------
- Limit
-   ->  Index Scan using spg_fp on spg
-         Order By: (fp <-> 'a5a5a5a5a5a5a5a5'::simhash64)
-(3 rows)
-
 EXPLAIN (COSTS OFF)
 SELECT id FROM spg WHERE fp <@ ball('a5a5a5a5a5a5a5a5', 3);
-                        QUERY PLAN                        
-----------------------------------------------------------
- Index Scan using spg_fp on spg
-   Index Cond: (fp <@ 'a5a5a5a5a5a5a5a5/3'::hamming_ball)
-(2 rows)
-
 EXPLAIN (COSTS OFF)
 SELECT id FROM spg WHERE fp <@ ball('a5a5a5a5a5a5a5a5', 3) ORDER BY fp <-> 'a5a5a5a5a5a5a5a5' LIMIT 5;
-                           QUERY PLAN                           
-----------------------------------------------------------------
- Limit
-   ->  Index Scan using spg_fp on spg
-         Index Cond: (fp <@ 'a5a5a5a5a5a5a5a5/3'::hamming_ball)
-         Order By: (fp <-> 'a5a5a5a5a5a5a5a5'::simhash64)
-(4 rows)
-
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM spg WHERE fp = 'a5a5a5a5a5a5a5a5';
-                        QUERY PLAN                        
-----------------------------------------------------------
- Aggregate
-   ->  Index Only Scan using spg_fp on spg
-         Index Cond: (fp = 'a5a5a5a5a5a5a5a5'::simhash64)
-(3 rows)
-
 EXPLAIN (COSTS OFF)
 SELECT fp FROM spg ORDER BY fp <-> '0000000000000000' LIMIT 10;
-                        QUERY PLAN                        
-----------------------------------------------------------
- Limit
-   ->  Index Only Scan using spg_fp on spg
-         Order By: (fp <-> '0000000000000000'::simhash64)
-(3 rows)
-
 SET enable_indexscan = off;
 SET enable_bitmapscan = on;
 EXPLAIN (COSTS OFF)
 SELECT id FROM spg WHERE fp <@ ball('a5a5a5a5a5a5a5a5', 3);
-                           QUERY PLAN                           
-----------------------------------------------------------------
- Bitmap Heap Scan on spg
-   Recheck Cond: (fp <@ 'a5a5a5a5a5a5a5a5/3'::hamming_ball)
-   ->  Bitmap Index Scan on spg_fp
-         Index Cond: (fp <@ 'a5a5a5a5a5a5a5a5/3'::hamming_ball)
-(4 rows)
-
 RESET enable_seqscan;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
+
 -- Checks, run before and after changes to the table.  Truth comes from
 -- sequential scans; index results from index scans (plans made with the
 -- settings of each function, as EXECUTE plans afresh).
@@ -157,6 +117,7 @@ BEGIN
 		GROUP BY q.qid, r.r$q$;
 END
 $$;
+
 -- nearest-n through the index: the distances (the multiset, in order) must
 -- equal the truth's and the rows must be distinct
 CREATE FUNCTION pg_temp.check_knn(index_only bool, ns int[])
@@ -178,6 +139,7 @@ BEGIN
 		CASE WHEN index_only THEN 's.fp' ELSE 's.ctid, s.fp' END) USING ns;
 END
 $$;
+
 -- Hamming balls of radius 0..16: the rows must equal the truth's (by id
 -- through index and bitmap scans; by fingerprint through index-only scans)
 CREATE FUNCTION pg_temp.check_ball(scan text, step int)
@@ -199,149 +161,47 @@ BEGIN
 	USING step;
 END
 $$;
+
 SELECT pg_temp.compute_truth();
- compute_truth 
----------------
- 
-(1 row)
-
 SELECT * FROM pg_temp.check_knn(false, '{1,10,100}');
-  n  | queries | exact | distinct_rows | sum_of_nth_distance 
------+---------+-------+---------------+---------------------
-   1 |     912 |   912 |           912 |                6159
-  10 |     912 |   912 |           912 |               14095
- 100 |     912 |   912 |           912 |               17167
-(3 rows)
-
 SELECT * FROM pg_temp.check_knn(true, '{10}');
- n  | queries | exact | distinct_rows | sum_of_nth_distance 
-----+---------+-------+---------------+---------------------
- 10 |     912 |   912 |           912 |               14095
-(1 row)
-
 SELECT * FROM pg_temp.check_ball('index-only', 1);
- queries | exact |  rows   
----------+-------+---------
-   15504 | 15504 | 3528637
-(1 row)
-
 SELECT * FROM pg_temp.check_ball('index', 8);
- queries | exact |  rows  
----------+-------+--------
-    2736 |  2736 | 680759
-(1 row)
-
 SELECT * FROM pg_temp.check_ball('bitmap', 8);
- queries | exact |  rows  
----------+-------+--------
-    2736 |  2736 | 680759
-(1 row)
 
 -- the 10th neighbour of a cluster source is within 6 bits
 SELECT count(*) AS sources, max(t.d[10]) AS max_10th_distance
 FROM q JOIN knn_truth t USING (qid)
 WHERE q.q IN (SELECT hashint8extended(g, 1)::simhash64 FROM generate_series(1, 25) g);
- sources | max_10th_distance 
----------+-------------------
-      26 |                 3
-(1 row)
 
 -- the plans the checks use
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT * FROM pg_temp.plan($$SELECT n.n, (SELECT array_agg(x.d) FROM (SELECT s.fp <-> q.q AS d FROM spg s ORDER BY s.fp <-> q.q LIMIT n.n) x)
 FROM q, (VALUES (1), (10), (100)) n(n)$$);
-                           plan                            
------------------------------------------------------------
- Nested Loop
-   ->  Seq Scan on q
-   ->  Materialize
-         ->  Values Scan on "*VALUES*"
-   SubPlan 1
-     ->  Aggregate
-           ->  Limit
-                 ->  Index Only Scan using spg_fp on spg s
-                       Order By: (fp <-> q.q)
-(9 rows)
-
 SELECT * FROM pg_temp.plan($$SELECT (SELECT count(*) FROM spg s WHERE s.fp <@ ball(q.q, r.r)) FROM q, generate_series(0, 16) r(r)$$);
-                        plan                         
------------------------------------------------------
- Nested Loop
-   ->  Function Scan on generate_series r
-   ->  Materialize
-         ->  Seq Scan on q
-   SubPlan 1
-     ->  Aggregate
-           ->  Index Only Scan using spg_fp on spg s
-                 Index Cond: (fp <@ ball(q.q, r.r))
-(8 rows)
 
 -- equality, the repeated values, NULLs
 SELECT count(*) FROM spg WHERE fp = 'a5a5a5a5a5a5a5a5';
- count 
--------
-  2500
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp = '0000000000000000';
- count 
--------
-  2000
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp = '1234567800000003';
- count 
--------
-    72
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp = '0123456789abcdef';
- count 
--------
-     0
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp <@ ball('0000000000000000', 0);
- count 
--------
-  2000
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp IS NULL;
- count 
--------
-   100
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp IS NOT NULL;
- count 
--------
- 16000
-(1 row)
-
 -- nulls come last in the ordered scan
 SELECT count(*) AS rows, count(*) FILTER (WHERE fp IS NULL) AS nulls,
 	   bool_and(rn <= 16000 OR fp IS NULL) AS nulls_last
 FROM (SELECT fp, row_number() OVER () AS rn
 	  FROM (SELECT fp FROM spg ORDER BY fp <-> '0f0f0f0f0f0f0f0f') x) y;
- rows  | nulls | nulls_last 
--------+-------+------------
- 16100 |   100 | t
-(1 row)
-
 -- the whole ordered scan is in distance order
 SELECT bool_and(d >= prev) AS ordered, count(*) AS rows
 FROM (SELECT d, lag(d, 1, 0) OVER () AS prev
 	  FROM (SELECT fp <-> '0f0f0f0f0f0f0f0f' AS d FROM spg WHERE fp IS NOT NULL
 			ORDER BY fp <-> '0f0f0f0f0f0f0f0f') x) y;
- ordered | rows  
----------+-------
- t       | 16000
-(1 row)
-
 RESET enable_seqscan;
 RESET enable_bitmapscan;
+
 -- after DELETE, UPDATE, INSERT and VACUUM
 DELETE FROM spg WHERE id % 5 = 0;
 UPDATE spg SET fp = pg_temp.flip(fp, id + 40000, 2) WHERE id % 7 = 1 AND fp IS NOT NULL;
@@ -351,86 +211,27 @@ INSERT INTO spg SELECT 42000 + g, hashint8extended(g, 4)::simhash64 FROM generat
 VACUUM spg;
 INSERT INTO spg SELECT 46000 + g, pg_temp.flip('a5a5a5a5a5a5a5a5', g + 50000, g % 3) FROM generate_series(1, 1000) g;
 SELECT count(*) FROM spg WHERE fp = 'a5a5a5a5a5a5a5a4';
- count 
--------
-  1507
-(1 row)
-
 SELECT count(*) FROM spg WHERE fp IS NULL;
- count 
--------
-  1246
-(1 row)
 
 SELECT pg_temp.compute_truth();
- compute_truth 
----------------
- 
-(1 row)
-
 SELECT * FROM pg_temp.check_knn(false, '{1,10,100}');
-  n  | queries | exact | distinct_rows | sum_of_nth_distance 
------+---------+-------+---------------+---------------------
-   1 |     912 |   912 |           912 |                7839
-  10 |     912 |   912 |           912 |               14355
- 100 |     912 |   912 |           912 |               17273
-(3 rows)
-
 SELECT * FROM pg_temp.check_ball('index-only', 2);
- queries | exact |  rows   
----------+-------+---------
-    8208 |  8208 | 1995117
-(1 row)
-
 SELECT * FROM pg_temp.check_ball('bitmap', 8);
- queries | exact |  rows  
----------+-------+--------
-    2736 |  2736 | 662230
-(1 row)
 
 -- an index built on the final contents answers the same
 DROP INDEX spg_fp;
 CREATE INDEX spg_fp ON spg USING spgist (fp);
 SELECT * FROM pg_temp.check_knn(false, '{10}');
- n  | queries | exact | distinct_rows | sum_of_nth_distance 
-----+---------+-------+---------------+---------------------
- 10 |     912 |   912 |           912 |               14355
-(1 row)
-
 SELECT * FROM pg_temp.check_ball('index-only', 2);
- queries | exact |  rows   
----------+-------+---------
-    8208 |  8208 | 1995117
-(1 row)
 
 -- a null query is not a match
 SELECT count(*) FROM spg WHERE fp <@ NULL::hamming_ball;
- count 
--------
-     0
-(1 row)
-
 SELECT count(*) FROM (SELECT fp FROM spg ORDER BY fp <-> NULL LIMIT 5) x;
- count 
--------
-     5
-(1 row)
-
 -- an empty index, and one with nulls
 CREATE TABLE spg_empty (fp simhash64);
 CREATE INDEX ON spg_empty USING spgist (fp);
 SELECT * FROM spg_empty ORDER BY fp <-> '0000000000000000' LIMIT 3;
- fp 
-----
-(0 rows)
-
 INSERT INTO spg_empty VALUES (NULL), ('0000000000000001'), (NULL);
 SELECT fp FROM spg_empty ORDER BY fp <-> '0000000000000000';
-        fp        
-------------------
- 0000000000000001
- 
- 
-(3 rows)
 
 DROP TABLE spg, spg_empty;

@@ -8,7 +8,7 @@ SET client_min_messages = warning;
 SET jit = off;
 -- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set helpers :abs_srcdir '/include/helpers.sql'
+\set helpers :abs_srcdir '/test/include/helpers.sql'
 \set ECHO none
 \i :helpers
 \set ECHO all

@@ -10,7 +10,7 @@
 --
 SET client_min_messages = warning;
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set graph_check :abs_srcdir '/include/graph_check.sql'
+\set graph_check :abs_srcdir '/test/include/graph_check.sql'
 \set ECHO none
 \i :graph_check
 \set ECHO all

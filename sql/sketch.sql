@@ -5,7 +5,7 @@
 --
 \getenv abs_srcdir PG_ABS_SRCDIR
 \getenv abs_builddir PG_ABS_BUILDDIR
-\set pairs_cmd 'zcat ' :abs_srcdir '/data/sketch-pairs.tsv.gz'
+\set pairs_cmd 'zcat ' :abs_srcdir '/test/data/sketch-pairs.tsv.gz'
 \set binfile :abs_builddir '/results/sketch.bin'
 
 -- known answers: exact set, Broder's samples (Broder's example, w = 4)

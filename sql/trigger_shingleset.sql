@@ -8,8 +8,11 @@
 SET client_min_messages = warning;
 -- shared functions: pg_temp.plan(query), pg_temp.compare_scans(query, index)
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set helpers :abs_srcdir '/include/helpers.sql'
+\set helpers :abs_srcdir '/test/include/helpers.sql'
 \set ECHO none
+\i :helpers
+\set ECHO all
+
 -- 1. A blog table judged from its text; only originals are indexed.
 CREATE TABLE sposts (
 	id bigserial PRIMARY KEY,
@@ -21,10 +24,6 @@ CREATE INDEX sposts_ss_idx ON sposts USING gin ((shingle_set(body, 3, 'word')) s
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON sposts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset', 'threshold=0.5');
 SELECT * FROM nddup_check_trigger('sposts');
- trigger |                                                                             settings                                                                             
----------+------------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | source=body size=3 unit=word method=shingleset threshold=0.5 id=id duplicate_of=duplicate_of order=id action=mark lock=blocks visibility=all index=sposts_ss_idx
-(1 row)
 
 -- generated documents: 40 sources of 30 words and edited copies (0 to 6
 -- words replaced, so resemblances on both sides of 0.5), in a fixed
@@ -42,19 +41,10 @@ FROM generate_series(1, 40) src, generate_series(0, 6) edits
 WHERE edits = 0 OR src % 3 = 0
 ORDER BY md5(src::text || ':' || edits);
 SELECT count(*) AS rows, count(duplicate_of) AS marked FROM sposts;
- rows | marked 
-------+--------
-  118 |     68
-(1 row)
-
 -- copies on both sides of the threshold
 SELECT count(*) FILTER (WHERE j >= 0.5) AS above, count(*) FILTER (WHERE j < 0.5) AS below
 FROM (SELECT jaccard(ss(ss_doc(src, 0)), ss(ss_doc(src, e))) AS j
 	  FROM generate_series(3, 39, 3) src, generate_series(1, 6) e) x;
- above | below 
--------+-------
-    39 |    39
-(1 row)
 
 -- nested loop: every duplicate points at the earliest original at or above
 -- the threshold, which is itself an original; every original is below the
@@ -64,43 +54,19 @@ FROM sposts d
 WHERE d.duplicate_of IS DISTINCT FROM (
 	SELECT min(o.id) FROM sposts o
 	WHERE o.id < d.id AND o.duplicate_of IS NULL AND jaccard(ss(o.body), ss(d.body)) >= 0.5);
- wrong_original 
-----------------
-              0
-(1 row)
-
 SELECT count(*) AS marked_below
 FROM sposts d JOIN sposts o ON o.id = d.duplicate_of
 WHERE jaccard(ss(o.body), ss(d.body)) < 0.5;
- marked_below 
---------------
-            0
-(1 row)
-
 SELECT count(*) AS chains FROM sposts d JOIN sposts o ON o.id = d.duplicate_of
 WHERE o.duplicate_of IS NOT NULL;
- chains 
---------
-      0
-(1 row)
-
 SELECT count(*) AS close_originals FROM sposts a JOIN sposts b ON a.id < b.id
 WHERE a.duplicate_of IS NULL AND b.duplicate_of IS NULL AND jaccard(ss(a.body), ss(b.body)) >= 0.5;
- close_originals 
------------------
-               0
-(1 row)
 
 -- 2. Updates: a duplicate edited into new text becomes an original; an
 --    original edited into a copy of another is marked and its duplicates
 --    re-pointed at the new root.
 UPDATE sposts SET body = ss_doc(1000, 0) WHERE id = (SELECT min(id) FROM sposts WHERE duplicate_of IS NOT NULL);
 SELECT duplicate_of FROM sposts WHERE body = ss_doc(1000, 0);
- duplicate_of 
---------------
-             
-(1 row)
-
 UPDATE sposts SET body = ss_doc(2000, 0)
 WHERE id = (SELECT min(id) FROM sposts WHERE duplicate_of IS NULL AND body = ss_doc(3, 0));
 UPDATE sposts SET body = ss_doc(2000, 1)
@@ -110,17 +76,8 @@ FROM sposts d
 WHERE d.duplicate_of IS NOT NULL AND d.duplicate_of <> (
 	SELECT min(o.id) FROM sposts o
 	WHERE o.id <> d.id AND o.duplicate_of IS NULL AND jaccard(ss(o.body), ss(d.body)) >= 0.5);
- wrong_original 
-----------------
-              0
-(1 row)
-
 SELECT count(*) AS chains FROM sposts d JOIN sposts o ON o.id = d.duplicate_of
 WHERE o.duplicate_of IS NOT NULL;
- chains 
---------
-      0
-(1 row)
 
 -- 3. The lookup plan uses the shingleset_ops index (the trigger prepares a
 --    generic plan).
@@ -131,20 +88,9 @@ PREPARE lookup(shingleset, float8) AS
 	  AND t.id IS NOT NULL AND t.duplicate_of IS NULL
 	ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t;
 SELECT * FROM pg_temp.plan($$EXECUTE lookup(ss('x'), 0.5)$$);
-                                                           plan                                                            
----------------------------------------------------------------------------------------------------------------------------
- Limit
-   ->  LockRows
-         ->  Sort
-               Sort Key: (ROW(id))
-               ->  Bitmap Heap Scan on sposts t
-                     Recheck Cond: ((shingle_set(body, 3, 'word'::text) <@ similar_to($1, $2)) AND (duplicate_of IS NULL))
-                     ->  Bitmap Index Scan on sposts_ss_idx
-                           Index Cond: (shingle_set(body, 3, 'word'::text) <@ similar_to($1, $2))
-(8 rows)
-
 DEALLOCATE lookup;
 RESET plan_cache_mode;
+
 -- 4. Lock keys: 12 words make 10 shingles; at threshold 0.5 the prefix is
 --    10 - 5 + 1 = 6 hashes (keys), plus the table key.
 BEGIN;
@@ -153,11 +99,6 @@ SELECT count(*) FILTER (WHERE objsubid = 20036) AS prefix_keys,
 	   count(*) FILTER (WHERE objsubid = 20037 AND mode = 'ShareLock') AS table_keys
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
   AND classid = 'sposts'::regclass::oid;
- prefix_keys | table_keys 
--------------+------------
-           6 |          1
-(1 row)
-
 ROLLBACK;
 -- an empty document (no shingles) has one key
 BEGIN;
@@ -165,11 +106,6 @@ INSERT INTO sposts (body) VALUES ('');
 SELECT count(*) FILTER (WHERE objsubid = 20036) AS prefix_keys
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
   AND classid = 'sposts'::regclass::oid;
- prefix_keys 
--------------
-           1
-(1 row)
-
 ROLLBACK;
 -- a prefix of more than 256 hashes takes the table key in exclusive mode
 BEGIN;
@@ -178,12 +114,8 @@ SELECT count(*) FILTER (WHERE objsubid = 20036) AS prefix_keys,
 	   count(*) FILTER (WHERE objsubid = 20037 AND mode = 'ExclusiveLock') AS table_keys
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
   AND classid = 'sposts'::regclass::oid;
- prefix_keys | table_keys 
--------------+------------
-           0 |          1
-(1 row)
-
 ROLLBACK;
+
 -- 5. A stored shingleset column: the method follows from its type;
 --    action=error and skip.
 CREATE TABLE sss (id int PRIMARY KEY, s shingleset);
@@ -191,35 +123,17 @@ CREATE INDEX ON sss USING gin (s) WITH (fastupdate = off);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF s ON sss FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=s', 'threshold=0.8', 'action=error');
 SELECT * FROM nddup_check_trigger('sss');
- trigger |                                                       settings                                                       
----------+----------------------------------------------------------------------------------------------------------------------
- dedup   | fingerprint=s method=shingleset threshold=0.8 id=id order=id action=error lock=blocks visibility=all index=sss_s_idx
-(1 row)
-
 INSERT INTO sss VALUES (1, ss(ss_doc(1, 0))), (2, ss(ss_doc(2, 0)));
 \set VERBOSITY default
 -- one word appended: resemblance 28/29
 INSERT INTO sss VALUES (3, ss(ss_doc(1, 0) || ' again'));
-ERROR:  new row for relation "sss" is a near-duplicate of an existing row
-DETAIL:  Key (id)=(1) is the original, with resemblance 0.966 (threshold 0.8).
 \echo :LAST_ERROR_SQLSTATE
-23505
 -- a copy below the threshold is stored
 INSERT INTO sss VALUES (4, ss(ss_doc(2, 2)));
 SELECT round(jaccard(ss(ss_doc(2, 0)), ss(ss_doc(2, 2)))::numeric, 3) AS resemblance;
- resemblance 
--------------
-       0.647
-(1 row)
-
 -- sets of other parameters cannot be compared
 INSERT INTO sss VALUES (5, shingle_set(ss_doc(1, 0), 2));
-ERROR:  cannot compare shingle sets made with different parameters
-DETAIL:  The first is (exact, size=3, unit=word), the second (exact, size=2, unit=word).
-HINT:  Build both with the same function, shingle size and unit.
-CONTEXT:  SQL statement "SELECT t.id, t.s FROM ONLY public.sss t WHERE t.s OPERATOR(public.<@) public.similar_to($1, $2) AND t.id IS NOT NULL ORDER BY ROW(t.id) LIMIT 1 FOR KEY SHARE OF t"
 \echo :LAST_ERROR_SQLSTATE
-22023
 \set VERBOSITY terse
 DROP TRIGGER dedup ON sss;
 CREATE TRIGGER dedup BEFORE INSERT ON sss FOR EACH ROW
@@ -227,30 +141,14 @@ CREATE TRIGGER dedup BEFORE INSERT ON sss FOR EACH ROW
 										 'action=skip');
 INSERT INTO sss VALUES (6, ss(ss_doc(1, 0) || ' again')), (7, ss(ss_doc(7, 0))), (8, NULL);
 SELECT id FROM sss ORDER BY id;
- id 
-----
-  1
-  2
-  4
-  7
-  8
-(5 rows)
 
 -- 6. Arguments that do not apply: the answer is exact, nothing to verify.
 SELECT * FROM nddup_check_trigger('sposts', ARRAY['source=body', 'method=shingleset', 'verify=0.3']);
-ERROR:  verify= does not apply to method=shingleset
 SELECT * FROM nddup_check_trigger('sposts', ARRAY['source=body', 'method=shingleset', 'k=64']);
-ERROR:  k= applies only to method=minhash
 SELECT * FROM nddup_check_trigger('sposts', ARRAY['source=body', 'method=shingleset', 'radius=3']);
-ERROR:  radius= applies only to method=simhash
 SELECT * FROM nddup_check_trigger('sposts', ARRAY['fingerprint=body', 'method=shingleset']);
-ERROR:  column "body" of relation "sposts" is of type text
 SELECT * FROM nddup_check_trigger('sposts', ARRAY['source=body', 'method=shingleset', 'size=2',
 												   'unit=char', 'order=id', 'lock=table']);
- trigger |                                                                        settings                                                                        
----------+--------------------------------------------------------------------------------------------------------------------------------------------------------
-         | source=body size=2 unit=char method=shingleset threshold=0.3 id=id duplicate_of=duplicate_of order=id action=mark lock=table visibility=all index=none
-(1 row)
 
 -- 7. scope=: the same text in two scopes is two originals; a generated set
 --    column computed with the trigger's size=.
@@ -261,10 +159,6 @@ CREATE TRIGGER bad BEFORE INSERT ON sgen FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=s', 'source=body', 'scope=site');
 \set VERBOSITY default
 INSERT INTO sgen (id, site, body) VALUES (1, 'a', 'x');
-ERROR:  generation expression of column "s" is not shingle_set(body, 3, 'word')
-DETAIL:  The generation expression is shingle_set(body, 2, 'word'::text).
-HINT:  The trigger computes the fingerprint itself: give size=, unit= and weighting= (or k=) that match the generation expression.
-CONTEXT:  arguments of nddup_dedup_trigger() in trigger "bad" on table "sgen"
 \set VERBOSITY terse
 DROP TRIGGER bad ON sgen;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON sgen FOR EACH ROW
@@ -274,26 +168,12 @@ CREATE TRIGGER dedup BEFORE INSERT OR UPDATE ON sgen FOR EACH ROW
 SET client_min_messages = notice;
 INSERT INTO sgen (id, site, body) VALUES (1, 'a', ss_doc(5, 0)), (2, 'b', ss_doc(5, 0)),
 	(3, 'a', ss_doc(5, 1));
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "sgen"
 INSERT INTO sgen (id, site, body) VALUES (4, 'b', ss_doc(5, 1)), (5, NULL, ss_doc(5, 0));
 SET client_min_messages = warning;
 SELECT id, site, duplicate_of, s = shingle_set(body, 2, 'word') AS set_ok FROM sgen ORDER BY id;
- id | site | duplicate_of | set_ok 
-----+------+--------------+--------
-  1 | a    |              | t
-  2 | b    |              | t
-  3 | a    |            1 | t
-  4 | b    |            2 | t
-  5 |      |              | t
-(5 rows)
-
 -- moving a duplicate to another scope judges it again
 UPDATE sgen SET site = 'c' WHERE id = 3;
 SELECT id, site, duplicate_of FROM sgen WHERE id = 3;
- id | site | duplicate_of 
-----+------+--------------
-  3 | c    |             
-(1 row)
 
 -- 8. filter=: shingles of the boilerplate filter do not count.
 CREATE TABLE sfilter (f shingle_filter);
@@ -307,11 +187,6 @@ CREATE TRIGGER dedup BEFORE INSERT ON spages FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=s', 'source=body', 'method=shingleset',
 										 'filter=sfilter.f', 'threshold=0.5');
 SELECT * FROM nddup_check_trigger('spages');
- trigger |                                                                                            settings                                                                                            
----------+------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | fingerprint=s source=body size=3 unit=word filter=sfilter.f method=shingleset threshold=0.5 id=id duplicate_of=duplicate_of order=id action=mark lock=blocks visibility=all index=spages_s_idx
-(1 row)
-
 -- two short texts that share only the boilerplate (resemblance 0.6 without
 -- the filter) are both originals; a copy of one is its duplicate
 INSERT INTO spages (id, body) VALUES
@@ -320,19 +195,8 @@ INSERT INTO spages (id, body) VALUES
 	(3, 'copyright example corp all rights reserved terms of use privacy policy apples are red');
 SELECT id, duplicate_of, s = shingle_set_filtered((SELECT f FROM sfilter), body) AS set_ok
 FROM spages ORDER BY id;
- id | duplicate_of | set_ok 
-----+--------------+--------
-  1 |              | t
-  2 |              | t
-  3 |            1 | t
-(3 rows)
-
 SELECT round(jaccard(ss(a.body), ss(b.body))::numeric, 3) AS unfiltered_1_2
 FROM spages a, spages b WHERE a.id = 1 AND b.id = 2;
- unfiltered_1_2 
-----------------
-          0.600
-(1 row)
 
 -- 9. Row-level security: with visibility=caller (the default on such a
 --    table) a role is judged only against the rows it may read.
@@ -347,26 +211,14 @@ GRANT USAGE ON SEQUENCE srls_id_seq TO regress_nddup_ss_alice, regress_nddup_ss_
 CREATE TRIGGER dedup BEFORE INSERT ON srls FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset', 'threshold=0.5');
 SELECT trigger, settings ~ 'visibility=caller' AS caller FROM nddup_check_trigger('srls');
- trigger | caller 
----------+--------
- dedup   | t
-(1 row)
-
 SET ROLE regress_nddup_ss_alice;
 INSERT INTO srls (body) VALUES (ss_doc(9, 0));
-WARNING:  no index serves the near-duplicate lookup of trigger "dedup" on table "srls"
 RESET ROLE;
 SET ROLE regress_nddup_ss_bob;
 INSERT INTO srls (body) VALUES (ss_doc(9, 1));
 INSERT INTO srls (body) VALUES (ss_doc(9, 2));
 RESET ROLE;
 SELECT id, tenant, duplicate_of FROM srls ORDER BY id;
- id |         tenant         | duplicate_of 
-----+------------------------+--------------
-  1 | regress_nddup_ss_alice |             
-  2 | regress_nddup_ss_bob   |             
-  3 | regress_nddup_ss_bob   |            2
-(3 rows)
 
 -- 10. nddup_original() (the check through the Citus coordinator) judges
 --     as the trigger does: from the text or from a given set.
@@ -374,31 +226,15 @@ SELECT count(*) AS duplicates,
 	   count(*) FILTER (WHERE nddup_original('sposts', '{source=body,method=shingleset,threshold=0.5}',
 											 body, NULL::bigint) IS DISTINCT FROM duplicate_of) AS differ
 FROM sposts WHERE duplicate_of IS NOT NULL;
- duplicates | differ 
-------------+--------
-         67 |      0
-(1 row)
-
 SELECT nddup_original('sss', '{fingerprint=s,threshold=0.8,action=skip}', ss(ss_doc(7, 0) || ' again'),
 					  NULL::int) AS original;
- original 
-----------
-        7
-(1 row)
-
 SELECT nddup_original('sposts', '{source=body,method=shingleset,threshold=0.5}',
 					  'no such text anywhere', NULL::bigint) AS none;
- none 
-------
-     
-(1 row)
-
 \set VERBOSITY default
 SELECT nddup_original('sss', '{fingerprint=s,threshold=0.8,action=error}', ss(ss_doc(7, 0)),
 					  NULL::int);
-ERROR:  new row for relation "sss" is a near-duplicate of an existing row
-DETAIL:  Key (id)=(7) is the original.
 \set VERBOSITY terse
+
 -- 11. measure=containment: a row is a copy of the earliest original that
 --     holds at least the threshold's share of its shingles (an excerpt);
 --     its lock keys are every hash of its set.
@@ -409,11 +245,6 @@ CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON scont FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset',
 										 'measure=containment', 'threshold=0.8');
 SELECT * FROM nddup_check_trigger('scont');
- trigger |                                                                                           settings                                                                                           
----------+----------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------
- dedup   | source=body size=3 unit=word method=shingleset measure=containment threshold=0.8 id=id duplicate_of=duplicate_of order=id action=mark lock=blocks visibility=all index=scont_shingle_set_idx
-(1 row)
-
 CREATE FUNCTION ss_head(t text, n int) RETURNS text LANGUAGE sql IMMUTABLE AS
 $$ SELECT array_to_string((string_to_array(t, ' '))[1:n], ' ') $$;
 INSERT INTO scont VALUES
@@ -428,64 +259,30 @@ SELECT id, duplicate_of, round(containment(ss(d.body), (SELECT ss(o.body) FROM s
 	   round(jaccard(ss(d.body), (SELECT ss(o.body) FROM scont o
 								   WHERE o.id = d.duplicate_of))::numeric, 3) AS resemblance
 FROM scont d ORDER BY id;
- id | duplicate_of | containment | resemblance 
-----+--------------+-------------+-------------
-  1 |              |             |            
-  2 |            1 |       1.000 |       0.357
-  3 |              |             |            
-  4 |            3 |       0.818 |       0.290
-  5 |              |             |            
-  6 |            1 |       1.000 |       0.000
-(6 rows)
-
 SELECT count(*) AS wrong_original
 FROM scont d
 WHERE d.duplicate_of IS DISTINCT FROM (
 	SELECT min(o.id) FROM scont o
 	WHERE o.id < d.id AND o.duplicate_of IS NULL AND containment(ss(d.body), ss(o.body)) >= 0.8);
- wrong_original 
-----------------
-              0
-(1 row)
-
 BEGIN;
 INSERT INTO scont VALUES (7, ss_head(ss_doc(9, 0), 12), NULL);
 SELECT count(*) FILTER (WHERE objsubid = 20036) AS set_keys
 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
   AND classid = 'scont'::regclass::oid;
- set_keys 
-----------
-       10
-(1 row)
-
 ROLLBACK;
 SELECT nddup_original('scont', '{source=body,method=shingleset,measure=containment,threshold=0.8}',
 					  ss_head(ss_doc(6, 0), 8), NULL::int) AS original;
- original 
-----------
-        5
-(1 row)
-
 \set VERBOSITY default
 CREATE OR REPLACE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON scont FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('source=body', 'method=shingleset',
 										 'measure=containment', 'threshold=0.8', 'action=error');
 INSERT INTO scont VALUES (8, ss_head(ss_doc(1, 0), 9), NULL);
-ERROR:  new row for relation "scont" is a near-duplicate of an existing row
-DETAIL:  Key (id)=(1) is the original, with containment 1.000 (threshold 0.8).
 \set VERBOSITY terse
 SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=shingleset', 'measure=cosine']);
-ERROR:  invalid measure "cosine"
 SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=minhash', 'measure=containment']);
-ERROR:  measure= applies only to method=shingleset
 SELECT * FROM nddup_check_trigger('scont', ARRAY['source=body', 'measure=jaccard']);
-ERROR:  measure= applies only to method=shingleset
 SELECT settings ~ 'measure' AS shown
 FROM nddup_check_trigger('scont', ARRAY['source=body', 'method=shingleset', 'measure=jaccard']);
- shown 
--------
- f
-(1 row)
 
 DROP TABLE sposts, sss, sgen, sfilter, spages, srls, scont;
 DROP ROLE regress_nddup_ss_alice, regress_nddup_ss_bob;
