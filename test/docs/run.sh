@@ -3,16 +3,17 @@
 # a fresh installation, each page in a database of its own, and compare what
 # they print with test/docs/expected/ (see test/docs/doctest.py for the
 # markers that skip a block or expect its error).
-#   test/docs/run.sh [--accept] [--strict] [--report-hidden] [PAGE.md...]
+#   test/docs/run.sh [--accept] [--report-hidden] [PAGE.md...]
 #                                              (default: every page)
 # --accept rewrites the expected outputs after a deliberate change: review
 # the diff.  --report-hidden lists the hidden set-ups and psql variables a
-# reader copying a page would miss (runs nothing); --strict fails a page that
-# has any.  BUILD=0 skips building and installing (scripts/test.sh has done it).
+# reader copying a page would miss (runs nothing).  Strict mode is on: a page
+# that has any fails (--strict is accepted and changes nothing).  BUILD=0 skips
+# building and installing (scripts/test.sh has done it).
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
-args=()
+args=(--strict)
 pages=()
 for a in "$@"; do
 	case $a in
