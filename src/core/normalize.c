@@ -228,9 +228,13 @@ segment_reserve(NormState *st, size_t extra)
 
 	if (st->seg_cap - st->seg_len >= extra)
 		return;
+	if (extra > nddup_max_working / sizeof(uint32_t) - st->seg_len)
+		nddup_limit_exceeded((st->seg_len + extra) * sizeof(uint32_t));
 	newcap = st->seg_cap * 2;
 	while (newcap - st->seg_len < extra)
 		newcap *= 2;
+	if (newcap > nddup_max_working / sizeof(uint32_t))
+		newcap = nddup_max_working / sizeof(uint32_t);
 	if (st->seg == st->seg_local)
 	{
 		uint32_t   *heap = nddup_realloc_hook(NULL, newcap * sizeof(uint32_t));
@@ -646,16 +650,21 @@ may_stop_at(const uint8_t *p, const uint8_t *end)
 }
 
 /*
- * Common driver of nddup_normalize, nddup_nfkc and nddup_normalize_part:
- * normalize src[from..len), where markup may extend up to len.  When
- * stop_after < len, stop at the first position p >= stop_after, between
- * two characters of the top-level loop, that may_stop_at accepts; returns
- * the position where it stopped (len if it did not).  *no_gt_from is the
- * memory of find_gt.
+ * Common driver of nddup_normalize, nddup_nfkc, nddup_normalize_part and
+ * nddup_normalize_stream: normalize src[from..len), where markup may extend
+ * up to len.  When stop_after < len, stop at the first position p >=
+ * stop_after, between two characters of the top-level loop, that
+ * may_stop_at accepts; returns the position where it stopped (len if it did
+ * not).  *no_gt_from is the memory of find_gt.  With a drain, out is handed
+ * to it between two characters of the top-level loop whenever it has grown
+ * by nddup_stream_chunk bytes, and runs of ASCII are taken at most that
+ * many bytes at a time, so that out stays about that size (plus what the
+ * drain keeps).
  */
 static size_t
 normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
-				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from)
+				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from,
+				   NddupNormDrain drain, void *drain_arg)
 {
 	NormState	st;
 	const uint8_t *base = (const uint8_t *) src;
@@ -663,6 +672,9 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	const uint8_t *end = len > 0 ? base + len : base;
 	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
 	size_t		next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
+	size_t		chunk = nddup_stream_chunk > 0 ? nddup_stream_chunk : 1;
+	size_t		drain_at = out->len + chunk;
+	size_t		reserve;
 
 	st.out = out;
 	st.raw = raw;
@@ -674,12 +686,20 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
 	st.seg0_props = NULL;
 
-	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
+	reserve = stop_from ? (size_t) (stop_from - p) : len - from;
+	if (drain != NULL && reserve > chunk)
+		reserve = chunk;
+	nddup_buf_reserve(out, reserve + 1);
 	while (p < end)
 	{
 		uint8_t		c = *p;
 		size_t		adv;
 
+		if (drain != NULL && out->len >= drain_at)
+		{
+			drain(drain_arg, out);
+			drain_at = out->len + chunk;
+		}
 		if ((size_t) (p - base) >= next_check)
 		{
 			nddup_check_interrupts();
@@ -697,6 +717,8 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 				for (run_end = p + 1; run_end < end && ascii_class[*run_end] > 1;)
 					run_end++;
 			}
+			if (drain != NULL && (size_t) (run_end - p) > chunk)
+				run_end = p + chunk;
 
 			/*
 			 * Plain ASCII.  The last byte before a non-ASCII character, '<'
@@ -761,7 +783,8 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from,
+					   NULL, NULL);
 }
 
 /*
@@ -776,7 +799,8 @@ nddup_normalize_joined(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from,
+					   NULL, NULL);
 }
 
 /* Is cp connector punctuation (General Category Pc of Unicode 15.0)? */
@@ -798,7 +822,8 @@ nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from);
+	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from,
+					   NULL, NULL);
 }
 
 /*
@@ -824,7 +849,29 @@ nddup_normalize_part(const char *src, size_t len, size_t from,
 {
 	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
 	size_t		stop = normalize_internal(src, from, len, stop_after, out,
-										  false, false, &no_gt);
+										  false, false, &no_gt, NULL, NULL);
+
+	*no_gt_from = (const char *) no_gt;
+	return stop;
+}
+
+/*
+ * nddup_normalize_part (joined false) or a part of nddup_normalize_joined
+ * (joined true; from 0 only), handing out to drain whenever it has grown by
+ * nddup_stream_chunk bytes: what drain removes from the front of out is
+ * gone, the rest is appended to.  Returns the stop position as
+ * nddup_normalize_part does.
+ */
+size_t
+nddup_normalize_stream(const char *src, size_t len, size_t from,
+					   size_t stop_after, bool joined, NddupBuf *out,
+					   const char **no_gt_from, NddupNormDrain drain,
+					   void *drain_arg)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		stop = normalize_internal(src, from, len, stop_after, out,
+										  false, joined, &no_gt, drain,
+										  drain_arg);
 
 	*no_gt_from = (const char *) no_gt;
 	return stop;
