@@ -72,7 +72,7 @@ token_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(sp->pairs, recs[a].row, recs[b].row);
 			}
 		}
-		if ((s & 0xffff) == 0)
+		if ((s & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		s = e;
 	}

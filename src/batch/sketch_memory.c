@@ -128,7 +128,7 @@ group_identical(SketchBatch *sb, BatchRec *ent, BatchRec *tmp)
 	sb->gnext = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
 	for (uint64 i = 0; i < n; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		sb->gnext[i] = NO_ROW;
 		rows->flags[i] |= (rows->flags[i] & BATCH_ROW_SIDE1) ? ROW_GSIDE1 : ROW_GSIDE0;
@@ -316,7 +316,7 @@ sketch_pairs_in_memory(SketchBatch *sb)
 
 		for (uint64 i = 0; i < n; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (rows->flags[i] & (ROW_EMPTY | ROW_MEMBER))
 				continue;
@@ -337,7 +337,7 @@ sketch_pairs_in_memory(SketchBatch *sb)
 				for (uint64 y = x + 1; y < e; y++)
 					candidate(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
 			}
-			if ((s & 0xffff) == 0 || e - s > 1)
+			if ((s & 0xfff) == 0 || e - s > 1)
 				CHECK_FOR_INTERRUPTS();
 			s = e;
 		}
@@ -368,7 +368,7 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 
 		for (uint64 i = 0; i < n; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			/* fmix64 is a bijection: equal keys are equal values */
 			ent[i].key = nddup_fmix64((uint64) sketch_supers(sb, i)[p]);
@@ -399,7 +399,7 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 										   rows->id[sorted[y].val], Int32GetDatum(matches));
 				}
 			}
-			if ((a & 0xffff) == 0)
+			if ((a & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			a = e;
 		}

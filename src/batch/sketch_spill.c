@@ -199,7 +199,7 @@ band_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
 			}
 		}
-		if ((s & 0xffff) == 0)
+		if ((s & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		s = e;
 	}
@@ -243,7 +243,7 @@ entry_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(ss->pairs, ra, rb);
 			}
 		}
-		if ((s & 0xffff) == 0)
+		if ((s & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		s = e;
 	}

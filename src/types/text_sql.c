@@ -111,7 +111,16 @@ normalize_text(PG_FUNCTION_ARGS)
 	char	   *utf8 = nddup_text_to_utf8(doc, &len);
 	NddupBuf	norm = {0};
 	text	   *result;
+	int			encoding = GetDatabaseEncoding();
 
+	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
+	{
+		/* normalize behind a varlena header: the buffer is the result */
+		nddup_buf_append(&norm, "\0\0\0\0", VARHDRSZ);
+		nddup_normalize(utf8, len, &norm);
+		SET_VARSIZE(norm.data, norm.len);
+		PG_RETURN_TEXT_P((text *) norm.data);
+	}
 	nddup_normalize(utf8, len, &norm);
 	result = utf8_to_text(norm.data, norm.len);
 	nddup_buf_free(&norm);
