@@ -34,6 +34,9 @@
 /* Capacity of the segment buffer kept on the stack. */
 #define SEGMENT_LOCAL_SIZE	64
 
+/* A long run of marks is sorted in this many pieces (sort_marks). */
+#define MARK_PIECES			8
+
 /*
  * Fast-path class of each byte: 0 = needs the general path (non-ASCII, '<'
  * or '&'), 1 = separator, otherwise the byte to write (lower case).
@@ -67,6 +70,10 @@ typedef struct NormState
 	size_t		seg_len;
 	size_t		seg_cap;
 	const NddupUProps *seg0_props;	/* properties of seg[0] if known */
+	NddupNormDrain drain;		/* streaming: consumer of out, or NULL */
+	void	   *drain_arg;
+	size_t		chunk;			/* drain every chunk bytes of output */
+	size_t		drain_at;		/* out->len at which to drain next */
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -315,7 +322,7 @@ emit(NormState *st, uint32_t cp, const NddupUProps *props)
 
 /*
  * Stable sort of n non-starters by canonical combining class: insertion sort
- * for short runs, counting sort (linear) for long ones.
+ * for short runs, counting sorts of pieces merged in place for long ones.
  */
 static void
 sort_marks(uint32_t *s, size_t n)
@@ -340,23 +347,52 @@ sort_marks(uint32_t *s, size_t n)
 	}
 	else
 	{
-		size_t		start[256];
-		size_t		total = 0;
-		uint32_t   *tmp = nddup_realloc_hook(NULL, n * sizeof(uint32_t));
+		/*
+		 * Counting sort (stable) of pieces of at most MARK_PIECES-th of the
+		 * run through a buffer of that size, each piece then merged into the
+		 * sorted run before it from the back: the buffer holds the piece, so
+		 * a run of marks (a text of nothing else) needs an eighth of its
+		 * segment more, not all of it again.
+		 */
+		size_t		piece = (n + MARK_PIECES - 1) / MARK_PIECES;
+		uint32_t   *tmp = nddup_realloc_hook(NULL, piece * sizeof(uint32_t));
 
-		memset(start, 0, sizeof(start));
-		for (i = 0; i < n; i++)
-			start[nddup_uprops_of(s[i])->ccc]++;
-		for (i = 0; i < 256; i++)
+		for (size_t from = 0; from < n; from += piece)
 		{
-			size_t		c = start[i];
+			size_t		len = n - from < piece ? n - from : piece;
+			size_t		start[256];
+			size_t		total = 0;
+			size_t		a;
+			size_t		b;
+			size_t		w;
 
-			start[i] = total;
-			total += c;
+			memset(start, 0, sizeof(start));
+			for (i = 0; i < len; i++)
+				start[nddup_uprops_of(s[from + i])->ccc]++;
+			for (i = 0; i < 256; i++)
+			{
+				size_t		c = start[i];
+
+				start[i] = total;
+				total += c;
+			}
+			for (i = 0; i < len; i++)
+				tmp[start[nddup_uprops_of(s[from + i])->ccc]++] = s[from + i];
+
+			/* merge s[0..from) and tmp[0..len) into s[0..from + len), backwards */
+			a = from;
+			b = len;
+			w = from + len;
+			while (b > 0)
+			{
+				/* on equal classes the piece's (later) mark goes last */
+				if (a > 0 && nddup_uprops_of(s[a - 1])->ccc > nddup_uprops_of(tmp[b - 1])->ccc)
+					s[--w] = s[--a];
+				else
+					s[--w] = tmp[--b];
+			}
+			nddup_check_interrupts();
 		}
-		for (i = 0; i < n; i++)
-			tmp[start[nddup_uprops_of(s[i])->ccc]++] = s[i];
-		memcpy(s, tmp, n * sizeof(uint32_t));
 		nddup_free_hook(tmp);
 	}
 }
@@ -427,7 +463,15 @@ segment_flush_multi(NormState *st)
 	}
 
 	for (i = 0; i < out; i++)
+	{
 		emit(st, s[i], NULL);
+		/* a long segment: its output is drained as it grows, too */
+		if (st->drain != NULL && st->out->len >= st->drain_at)
+		{
+			st->drain(st->drain_arg, st->out);
+			st->drain_at = st->out->len + st->chunk;
+		}
+	}
 	st->seg_len = 0;
 }
 
@@ -673,7 +717,6 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
 	size_t		next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
 	size_t		chunk = nddup_stream_chunk > 0 ? nddup_stream_chunk : 1;
-	size_t		drain_at = out->len + chunk;
 	size_t		reserve;
 
 	st.out = out;
@@ -685,6 +728,10 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	st.seg_len = 0;
 	st.seg_cap = SEGMENT_LOCAL_SIZE;
 	st.seg0_props = NULL;
+	st.drain = drain;
+	st.drain_arg = drain_arg;
+	st.chunk = chunk;
+	st.drain_at = out->len + chunk;
 
 	reserve = stop_from ? (size_t) (stop_from - p) : len - from;
 	if (drain != NULL && reserve > chunk)
@@ -695,10 +742,10 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 		uint8_t		c = *p;
 		size_t		adv;
 
-		if (drain != NULL && out->len >= drain_at)
+		if (drain != NULL && out->len >= st.drain_at)
 		{
 			drain(drain_arg, out);
-			drain_at = out->len + chunk;
+			st.drain_at = out->len + chunk;
 		}
 		if ((size_t) (p - base) >= next_check)
 		{

@@ -350,6 +350,69 @@ test_limit(void)
 	free(big);
 }
 
+/*
+ * A text of nothing but marks of five combining classes is one segment:
+ * NFKC sorts it (stably) by class.  Compared with a stable sort done here,
+ * for lengths around the pieces of sort_marks.
+ */
+static void
+test_long_mark_runs(void)
+{
+	static const uint32_t marks[] = {0x0301, 0x0323, 0x0334, 0x0E48, 0x05B0};
+	static const int ccc[] = {230, 220, 1, 107, 10};
+	static const size_t lengths[] = {2, 16, 17, 23, 64, 1000, 65537};
+	uint64_t	state = 7;
+
+	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++)
+	{
+		size_t		n = lengths[l];
+		int		   *kind = malloc(n * sizeof(int));
+		size_t	   *off = malloc((n + 1) * sizeof(size_t));
+		char	   *src = malloc(n * 3);
+		char	   *want = malloc(n * 3);
+		size_t		len = 0;
+		size_t		wlen = 0;
+		NddupBuf	out = {0};
+
+		for (size_t i = 0; i < n; i++)
+		{
+			uint32_t	cp;
+
+			kind[i] = (int) (unit_splitmix64(&state) % 5);
+			cp = marks[kind[i]];
+			off[i] = len;
+			if (cp < 0x800)
+			{
+				src[len++] = (char) (0xC0 | (cp >> 6));
+				src[len++] = (char) (0x80 | (cp & 0x3F));
+			}
+			else
+			{
+				src[len++] = (char) (0xE0 | (cp >> 12));
+				src[len++] = (char) (0x80 | ((cp >> 6) & 0x3F));
+				src[len++] = (char) (0x80 | (cp & 0x3F));
+			}
+		}
+		off[n] = len;
+		/* the expected order: by class, in text order within one */
+		for (int c = 0; c < 256; c++)
+			for (size_t i = 0; i < n; i++)
+				if (ccc[kind[i]] == c)
+				{
+					memcpy(want + wlen, src + off[i], off[i + 1] - off[i]);
+					wlen += off[i + 1] - off[i];
+				}
+		nddup_nfkc(src, len, &out);
+		CHECK(out.len == wlen && memcmp(out.data, want, wlen) == 0,
+			  "a run of %zu marks is not sorted stably by class", n);
+		nddup_buf_free(&out);
+		free(kind);
+		free(off);
+		free(src);
+		free(want);
+	}
+}
+
 /* Run the tests above; returns the number of failures. */
 int
 run_limit_tests(void)
@@ -361,6 +424,7 @@ run_limit_tests(void)
 	checks = 0;
 	test_streaming_matches_whole();
 	test_expansion_is_streamed();
+	test_long_mark_runs();
 	nddup_realloc_hook = saved_realloc;
 	test_limit();
 	nddup_realloc_hook = saved_realloc;
