@@ -163,6 +163,8 @@ extern size_t nddup_normalize_part(const char *src, size_t len, size_t from,
  * held whole.
  */
 typedef void (*NddupNormDrain) (void *arg, NddupBuf *out);
+/* the length of nddup_normalize(src, len), in a chunk of memory */
+extern size_t nddup_normalized_length(const char *src, size_t len);
 extern size_t nddup_normalize_stream(const char *src, size_t len, size_t from,
 									 size_t stop_after, bool joined,
 									 NddupBuf *out, const char **no_gt_from,

@@ -924,6 +924,33 @@ nddup_normalize_stream(const char *src, size_t len, size_t from,
 	return stop;
 }
 
+/* An NddupNormDrain that counts the bytes of out in the size_t at arg and forgets them. */
+static void
+count_drain(void *arg, NddupBuf *out)
+{
+	*(size_t *) arg += out->len;
+	out->len = 0;
+}
+
+/*
+ * The length in bytes of nddup_normalize(src, len), computed with a chunk
+ * of memory: so that a caller that must hold the whole normalized text can
+ * refuse one over its limit before allocating it.
+ */
+size_t
+nddup_normalized_length(const char *src, size_t len)
+{
+	NddupBuf	out = {0};
+	const char *no_gt_from = NULL;
+	size_t		count = 0;
+
+	nddup_normalize_stream(src, len, 0, len, false, &out, &no_gt_from,
+						   count_drain, &count);
+	count += out.len;
+	nddup_buf_free(&out);
+	return count;
+}
+
 /* Version of the Unicode Character Database the tables come from. */
 const char *
 nddup_unicode_version(void)

@@ -102,6 +102,24 @@ utf8_to_text(const char *utf8, size_t len)
 	return result;
 }
 
+/*
+ * A document whose normalized form may not fit in 1 GB (NFKC can make a
+ * text up to 11 times longer in bytes: U+FDFA) is measured first, so that
+ * normalize_text and tokens, which hold the whole normalized text, raise
+ * 54000 before allocating it rather than when it reaches 1 GB.
+ */
+static void
+check_normalized_length(const char *utf8, size_t len)
+{
+	size_t		n;
+
+	if (len <= nddup_max_working / 16)
+		return;
+	n = nddup_normalized_length(utf8, len);
+	if (n > nddup_max_working - VARHDRSZ)
+		nddup_limit_exceeded(n + VARHDRSZ);
+}
+
 /* normalize_text(text): the normalized form of a text. */
 Datum
 normalize_text(PG_FUNCTION_ARGS)
@@ -113,6 +131,7 @@ normalize_text(PG_FUNCTION_ARGS)
 	text	   *result;
 	int			encoding = GetDatabaseEncoding();
 
+	check_normalized_length(utf8, len);
 	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
 	{
 		/* normalize behind a varlena header: the buffer is the result */
@@ -201,6 +220,7 @@ tokens_text(PG_FUNCTION_ARGS)
 	Size		total;
 	ArrayType  *result;
 
+	check_normalized_length(utf8, len);
 	nddup_normalize(utf8, len, &norm);
 	a.convert = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
 	nddup_tokenize(norm.data, norm.len, add_token, &a);

@@ -167,6 +167,10 @@ compare_streaming(const char *src, size_t len, int w, NddupUnit unit,
 								  unit, push_one, &whole);
 	nddup_stream_chunk = chunk;
 	nstreamed = nddup_text_shingles(src, len, w, unit, append_hashes, &streamed);
+	if (unit == NDDUP_UNIT_WORD && w == 1)
+		CHECK(nddup_normalized_length(src, len) == norm.len,
+			  "normalized length %zu, normalized text %zu bytes (chunk %zu)",
+			  nddup_normalized_length(src, len), norm.len, chunk);
 	nddup_stream_chunk = NDDUP_STREAM_CHUNK;
 	CHECK(nwhole == nstreamed && whole.len == streamed.len &&
 		  (whole.len == 0 ||
