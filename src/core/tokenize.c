@@ -507,40 +507,133 @@ char_shingles(const char *norm, size_t len, size_t w, HashSink *sink,
 typedef struct WordDrain
 {
 	WordShingler *ws;
-	size_t		scanned;		/* out[0..scanned) holds no token boundary */
+	size_t		scanned;		/* out[1..scanned) holds no token boundary */
+	bool		hashing;		/* a word is in progress, its bytes in state */
+	XXH3_state_t state;			/* XXH3 of the word so far, streamed */
 } WordDrain;
+
+/* Start a word drain for ws. */
+static void
+word_drain_init(WordDrain *d, WordShingler *ws)
+{
+	d->ws = ws;
+	d->scanned = 0;
+	d->hashing = false;
+}
+
+/* Does a token start at s[i] that is not a space: a one-character token? */
+static inline bool
+solo_at(const uint8_t *s, size_t len, size_t i, size_t *adv)
+{
+	*adv = 1;
+	return s[i] >= 0x80 && is_solo(decode_at(s, len, i, adv));
+}
+
+/*
+ * The word in progress (hashing) goes on with out: hash out up to its
+ * first token boundary; if there is one, push the word's hash and remove
+ * the word's bytes from out.  Returns false when the word goes on past out
+ * (then out is empty).
+ */
+static bool
+continue_word(WordDrain *d, NddupBuf *out)
+{
+	const uint8_t *s = (const uint8_t *) out->data;
+	size_t		len = out->len;
+	size_t		first = 0;
+	size_t		adv;
+
+	while (first < len && s[first] != ' ' && !solo_at(s, len, first, &adv))
+		first += adv;
+	XXH3_64bits_update(&d->state, s, first);
+	if (first == len)
+	{
+		out->len = 0;
+		return false;
+	}
+	shingler_push(d->ws, XXH3_64bits_digest(&d->state));
+	d->hashing = false;
+	memmove(out->data, out->data + first, len - first);
+	out->len = len - first;
+	return true;
+}
 
 /*
  * An NddupNormDrain for word shingles: push the tokens before the last
- * token boundary of out and remove them.
+ * token boundary of out and remove them.  When out holds no boundary but
+ * at its start, it is one word in progress (the text after a space, or
+ * any but a one-character token): its bytes go into a streamed XXH3 state
+ * (the same hash as XXH3 of the whole word), so that a word of the whole
+ * text (U+FDF2 repeated) is not held either.
  */
 static void
 drain_words(void *arg, NddupBuf *out)
 {
 	WordDrain  *d = arg;
-	const uint8_t *s = (const uint8_t *) out->data;
-	size_t		len = out->len;
-	size_t		i = d->scanned;
+	const uint8_t *s;
+	size_t		len;
+	size_t		i;
 	size_t		cut = 0;
 
-	/* out ends at a character boundary, and so does scanned */
+	if (d->hashing)
+	{
+		d->scanned = 0;
+		if (!continue_word(d, out))
+			return;
+	}
+	s = (const uint8_t *) out->data;
+	len = out->len;
+	i = d->scanned > 0 ? d->scanned : (len > 0 ? 1 : 0);
+	if (i > 0 && i < len)
+	{
+		/* i is a character boundary: scanned is, and so is 1 (' ') unless out[0] is not ASCII */
+		if (d->scanned == 0 && s[0] >= 0x80)
+			(void) decode_at(s, len, 0, &i);
+	}
 	while (i < len)
 	{
 		size_t		adv = 1;
 
-		if (s[i] == ' ')
-			cut = i;
-		else if (s[i] >= 0x80 && is_solo(decode_at(s, len, i, &adv)))
+		if (s[i] == ' ' || solo_at(s, len, i, &adv))
 			cut = i;
 		i += adv;
 	}
 	d->scanned = len;
 	if (cut == 0)
+	{
+		size_t		start = (len > 0 && s[0] == ' ') ? 1 : 0;
+		size_t		adv;
+
+		if (start < len && !solo_at(s, len, start, &adv))
+		{
+			XXH3_64bits_reset_withSeed(&d->state, NDDUP_HASH_SEED);
+			XXH3_64bits_update(&d->state, s + start, len - start);
+			d->hashing = true;
+			out->len = 0;
+			d->scanned = 0;
+		}
 		return;
+	}
 	push_normalized_tokens(d->ws, s, cut);
 	memmove(out->data, out->data + cut, len - cut);
 	out->len = len - cut;
 	d->scanned = out->len;
+}
+
+/* Push the tokens of what a word drain has left in out, at the end of the text. */
+static void
+drain_words_finish(WordDrain *d, NddupBuf *out)
+{
+	if (d->hashing)
+	{
+		d->scanned = 0;
+		if (!continue_word(d, out))
+		{
+			shingler_push(d->ws, XXH3_64bits_digest(&d->state));
+			d->hashing = false;
+		}
+	}
+	push_normalized_tokens(d->ws, (const uint8_t *) out->data, out->len);
 }
 
 /* State of a character drain. */
@@ -744,16 +837,16 @@ general_path(Scanner *sc, size_t pos)
 {
 	size_t		stop;
 
-	WordDrain	drain = {sc->ws, 0};
+	WordDrain	drain;
 
+	word_drain_init(&drain, sc->ws);
 	sc->in_token = false;
 	sc->token.len = 0;
 	sc->norm.len = 0;
 	stop = nddup_normalize_stream(sc->src, sc->len, sc->restart, pos + 1,
 								  false, &sc->norm, &sc->no_gt_from,
 								  drain_words, &drain);
-	push_normalized_tokens(sc->ws, (const uint8_t *) sc->norm.data,
-						   sc->norm.len);
+	drain_words_finish(&drain, &sc->norm);
 	sc->restart = stop;
 	return stop;
 }
@@ -936,14 +1029,15 @@ nddup_text_shingles(const char *src, size_t len, int size, NddupUnit unit,
 	{
 		NddupBuf	norm = {0};
 		WordShingler ws;
-		WordDrain	drain = {&ws, 0};
+		WordDrain	drain;
 		const char *no_gt_from = NULL;
 		size_t		count;
 
 		shingler_init(&ws, (size_t) size, callback, arg);
+		word_drain_init(&drain, &ws);
 		nddup_normalize_stream(src, len, 0, len, true, &norm, &no_gt_from,
 							   drain_words, &drain);
-		push_normalized_tokens(&ws, (const uint8_t *) norm.data, norm.len);
+		drain_words_finish(&drain, &norm);
 		count = shingler_finish(&ws);
 		nddup_buf_free(&norm);
 		return count;

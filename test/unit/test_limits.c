@@ -337,14 +337,21 @@ test_limit(void)
 	CHECK(!hits_limit(do_normalize, big, len / 16, limit),
 		  "normalize of 75 KB normalized hit the limit");
 
-	/* one token of 1.5 MB: ASCII (scanner) and U+FDF2 (general path) */
+	/*
+	 * one word of 1.5 MB: ASCII (the scanner holds it) and U+FDF2 (the
+	 * general path streams it into its hash)
+	 */
 	memset(big, 'a', limit + limit / 2);
 	CHECK(hits_limit(do_simhash, big, limit + limit / 2, limit),
 		  "simhash: a 1.5 MB word within a 1 MB limit");
 	for (size_t i = 0; i < limit / 6; i++)
 		memcpy(big + 3 * i, "\xef\xb7\xb2", 3);
-	CHECK(hits_limit(do_simhash, big, limit / 6 * 3, limit),
-		  "simhash: a 1.4 MB normalized word within a 1 MB limit");
+	CHECK(!hits_limit(do_simhash, big, limit / 6 * 3, limit),
+		  "simhash: a 1.4 MB normalized word (streamed into its hash) hit the limit");
+	CHECK(!hits_limit(do_joined, big, limit / 6 * 3, limit),
+		  "word_: a 1.4 MB normalized word (streamed into its hash) hit the limit");
+	CHECK(hits_limit(do_normalize, big, limit / 6 * 3, limit),
+		  "normalize: a 1.4 MB normalized word within a 1 MB limit");
 
 	/* 300 K character shingles kept (2.4 MB of hashes) */
 	for (size_t i = 0; i < 300000; i++)
