@@ -24,7 +24,7 @@
 #
 # usage: test/reliability/cancel_latency.sh [--repeat N] [--timeout-ms T]
 #                                           [--cancel-after S] [--only REGEX]
-#                                           [--sweep N] [--no-big-data]
+#                                           [--sweep N] [--cap S] [--no-big-data]
 #                                           [--no-build]
 
 set -euo pipefail
@@ -41,6 +41,7 @@ BIG_DATA=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sweep) SWEEP=$2; shift ;;
+		--cap) SWEEP_CAP_S=$2; shift ;;
 		--no-big-data) BIG_DATA=0 ;;
 		--repeat) REPEAT=$2; shift ;;
 		--timeout-ms) TIMEOUT_MS=$2; shift ;;
