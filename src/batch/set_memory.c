@@ -195,8 +195,7 @@ set_pairs_in_memory(SetBatch *sb)
 	{
 		uint64		e = s + 1;
 
-		if ((s & 0xfff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		while (e < nent && sorted[e].key == sorted[s].key)
 			e++;
 		if (e - s > 1)

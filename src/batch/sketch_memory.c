@@ -335,10 +335,14 @@ sketch_pairs_in_memory(SketchBatch *sb)
 			{
 				CHECK_FOR_INTERRUPTS();
 				for (uint64 y = x + 1; y < e; y++)
+				{
+					/* a run can be long: check within it too */
+					if (((y - x) & 0x3ff) == 0)
+						CHECK_FOR_INTERRUPTS();
 					candidate(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
+				}
 			}
-			if ((s & 0xfff) == 0 || e - s > 1)
-				CHECK_FOR_INTERRUPTS();
+			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 			s = e;
 		}
 		batch_report_progress(sb->call, "band", j + 1, sb->nbands);
@@ -390,6 +394,9 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 				{
 					int			matches = super_matches_from(u, sketch_supers(sb, sorted[y].val), s, p);
 
+					if (((y - x) & 0x3ff) == 0)
+						CHECK_FOR_INTERRUPTS();
+
 					if (matches == 0)
 						continue;
 					sb->call->ncand++;
@@ -399,8 +406,7 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 										   rows->id[sorted[y].val], Int32GetDatum(matches));
 				}
 			}
-			if ((a & 0xfff) == 0)
-				CHECK_FOR_INTERRUPTS();
+			CHECK_FOR_INTERRUPTS();	/* every run: a jumps by its length */
 			a = e;
 		}
 	}

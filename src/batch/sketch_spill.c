@@ -187,6 +187,9 @@ band_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
+				/* a run can be long: check within it too */
+				if (((b - a) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				/* keys of two bands that collide */
 				if ((recs[a].flags >> BAND_SHIFT) != (recs[b].flags >> BAND_SHIFT))
 					continue;
@@ -199,8 +202,7 @@ band_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(ss->pairs, recs[a].row, recs[b].row);
 			}
 		}
-		if ((s & 0xfff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }
@@ -234,6 +236,9 @@ entry_runs(void *arg, char *records, uint64 count)
 			{
 				uint32		rb = (uint32) (ent[b] & row_mask);
 
+				/* a run can be long: check within it too */
+				if (((b - a) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				/* two bands of one row whose keys collide */
 				if (ra == rb)
 					continue;
@@ -243,8 +248,7 @@ entry_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(ss->pairs, ra, rb);
 			}
 		}
-		if ((s & 0xfff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }
@@ -504,6 +508,9 @@ super_runs(void *arg, char *records, uint64 count)
 			{
 				int			matches = super_matches_from(u, SUPER_VALUES(records + y * rs), s, p);
 
+				/* a run can be long: check within it too */
+				if (((y - x) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				if (matches == 0)
 					continue;
 				sb->call->ncand++;
