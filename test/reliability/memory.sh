@@ -225,6 +225,7 @@ if [[ " $PARTS " == *" c "* ]]; then
 		"minhash(t)|(minhash(body) IS NULL)::text"
 		"normalize_text(t)|octet_length(normalize_text(body))::text"
 		"tokens(t)|cardinality(tokens(body))::text"
+		"shingles(t)|cardinality(shingles(body))::text"
 	)
 	echo "## (c) one call on a document of about $TEXT_MB MB: peak resident growth of the backend"
 	echo
