@@ -521,7 +521,7 @@ word_drain_init(WordDrain *d, WordShingler *ws)
 	d->hashing = false;
 }
 
-/* Does a token start at s[i] that is not a space: a one-character token? */
+/* Is the character at s[i] a one-character token?  *adv is its length in bytes. */
 static inline bool
 solo_at(const uint8_t *s, size_t len, size_t i, size_t *adv)
 {
