@@ -133,6 +133,21 @@ SELECT nextval('completed') FROM minhash_join('SELECT id, s FROM sk WHERE id % 2
 SELECT nextval('completed') FROM minhash_clusters('SELECT id, s FROM sk', 0.9) LIMIT 1;
 SELECT nextval('completed') FROM minhash_clusters('sk', 'id', 's', 0.9) LIMIT 1;
 SELECT nextval('completed') FROM super_shingle_pairs('SELECT id, ss FROM sup', 3) LIMIT 1;
+-- verified: each of the 50M candidates is verified (here by the sketches
+-- themselves); a low threshold (many bands of one value); the shingle-set
+-- search over 200,000 sets sharing four words (every pair a candidate)
+SELECT nextval('completed') FROM minhash_pairs('SELECT id, s, s FROM sk', 0.9, verify => 0.9) LIMIT 1;
+SELECT nextval('completed') FROM minhash_join('SELECT id, s, s FROM sk WHERE id % 2 = 0',
+	'SELECT id, s, s FROM sk WHERE id % 2 = 1', 0.9, verify => 0.9) LIMIT 1;
+SELECT nextval('completed') FROM minhash_pairs('SELECT id, s FROM sk', 0.1) LIMIT 1;
+SELECT nextval('completed') FROM shingleset_pairs('SELECT id, s FROM sets', 0.1) LIMIT 1;
+SELECT nextval('completed') FROM shingleset_join('SELECT id, s FROM sets WHERE id % 2 = 0',
+	'SELECT id, s FROM sets WHERE id % 2 = 1', 0.1) LIMIT 1;
+SELECT nextval('completed') FROM shingleset_clusters('SELECT id, s FROM sets', 0.1) LIMIT 1;
+-- the recommender: its pairs at resemblance 0.1 or 20 bits, of the whole table
+SELECT nextval('completed') FROM nddup_recommend_threshold('sk', 'id', 's', 20000) LIMIT 1;
+SELECT nextval('completed') FROM nddup_recommend_threshold('fps', 'id', 'fp', 300001) LIMIT 1;
+SELECT nextval('completed') FROM nddup_recommend_threshold('sets', 'id', 's', 200000) LIMIT 1;
 
 RESET statement_timeout;
 SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS batch_calls_completed FROM completed;

@@ -54,6 +54,20 @@ nddup_pg_check_interrupts(void)
 }
 
 /*
+ * Limit hook of the core: a buffer would grow past 1 GB (MaxAllocSize);
+ * raised before it is allocated.
+ */
+static void
+nddup_pg_limit_exceeded(size_t requested)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("text is too large to process"),
+			 errdetail("Its normalized text, tokens or shingles would need %zu bytes of working memory; at most %zu are allowed.",
+					   requested, nddup_max_working)));
+}
+
+/*
  * Module load: route the core's allocations through memory contexts, let
  * its long loops be interrupted, and define the settings.
  */
@@ -63,6 +77,7 @@ _PG_init(void)
 	nddup_realloc_hook = nddup_palloc_realloc;
 	nddup_free_hook = nddup_palloc_free;
 	nddup_interrupt_hook = nddup_pg_check_interrupts;
+	nddup_limit_hook = nddup_pg_limit_exceeded;
 	DefineCustomRealVariable("nddup.similarity_threshold",
 							 "Resemblance at or above which the % operator is true.",
 							 "Applies to shingleset and minhash values.",

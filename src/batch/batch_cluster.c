@@ -129,7 +129,7 @@ finish_in_memory(BatchRows *rows, BatchUnionFind *uf)
 			rep[root] = r;
 		if (CLUSTER_NEW_ID(i))
 			count[root]++;
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	for (uint64 i = 0; i < n; i++)
@@ -139,7 +139,7 @@ finish_in_memory(BatchRows *rows, BatchUnionFind *uf)
 
 		if (!CLUSTER_NEW_ID(i))
 			continue;
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		root = batch_uf_find(uf, r);
 		if (!call->singletons && count[root] < 2)
@@ -173,7 +173,7 @@ id_pass_runs(void *arg, char *records, uint64 count)
 
 	for (uint64 i = 0; i < count; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (pass->have_prev && recs[i].key == pass->prev_key)
 		{

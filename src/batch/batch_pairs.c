@@ -131,7 +131,7 @@ carry_runs(void *arg, char *records, uint64 count)
 		if (len > 0)
 			memcpy(ps->carry + CARRIED_HEADER + fixed, rx->extra, len);
 		batch_partitions_put_var(ps->carried, ps->carry, CARRIED_HEADER + fixed + len);
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -164,9 +164,8 @@ verify_runs(void *arg, char **records, const uint32 *lens, uint64 count)
 		cx.payload = rec + CARRIED_HEADER;
 		cx.extra = rec + CARRIED_HEADER + MAXALIGN(ps->rows->payload_size);
 		ps->call->ncand++;
+		CHECK_FOR_INTERRUPTS();
 		ps->verify(ps->arg, &cx, seek_row(ps, y));
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
 	}
 }
 

@@ -150,7 +150,7 @@ batch_rows_spill(BatchRows *rows)
 		uint32		len = 0;
 		const char *extra = rows->has_extra ? batch_rows_extra(rows, i, &len) : NULL;
 
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		write_record(rows, rows->id[i], rows->has_aux ? rows->aux[i] : 0,
 					 rows->flags[i], rows->payload + i * rows->payload_size, extra, len);
@@ -322,7 +322,7 @@ batch_rows_next(BatchRows *rows, BatchRow *row)
 	if (i >= rows->nrows)
 		return false;
 	rows->readpos = i + 1;
-	if ((i & 0xffff) == 0)
+	if ((i & 0x3ff) == 0)
 		CHECK_FOR_INTERRUPTS();
 	row->row = (uint32) i;
 	row->extra = NULL;

@@ -59,7 +59,7 @@ batch_radix_sort(BatchRec *a, BatchRec *tmp, uint64 n)
 
 		for (int d = 0; d < 8; d++)
 			hist[d * 256 + ((k >> (8 * d)) & 0xff)]++;
-		if ((i & 0xfffff) == 0)
+		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	for (int d = 0; d < 8; d++)
@@ -284,7 +284,7 @@ scatter_sort(const char *a, char *tmp, uint64 n, int skip, const int rs)
 	{
 		uint32		start = b == 0 ? 0 : pos[b - 1];
 
-		if ((b & 0xffff) == 0)
+		if ((b & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (pos[b] - start > 1)
 		{
@@ -657,7 +657,7 @@ sort_records(const char *buf, char *out, uint64 n, int record_size, int skip)
 	sort_recs_in_place(recs, n, skip);
 	for (uint64 i = 0; i < n; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		memcpy(out + i * record_size, buf + recs[i].val * record_size, record_size);
 	}
@@ -782,7 +782,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 					same = false;
 				if (sub)
 					batch_partitions_put(sub, record);
-				if ((i & 0xffff) == 0)
+				if ((i & 0xfff) == 0)
 					CHECK_FOR_INTERRUPTS();
 			}
 			pfree(record);
@@ -977,7 +977,7 @@ batch_partitions_sort_each_var(BatchPartitions *parts, BatchVarRunsCallback call
 					same = false;
 				if (sub)
 					batch_partitions_put_var(sub, record, len);
-				if ((i & 0xffff) == 0)
+				if ((i & 0xfff) == 0)
 					CHECK_FOR_INTERRUPTS();
 			}
 			if (!same && sub)

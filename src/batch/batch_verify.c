@@ -202,6 +202,8 @@ batch_verify_pair(BatchVerify *v, const char *a, uint32 alen, uint8 fa,
 	bool		ea = (fa & BATCH_ROW_VERIFY_EMPTY) != 0;
 	bool		eb = (fb & BATCH_ROW_VERIFY_EMPTY) != 0;
 
+	/* a comparison of two sets can take milliseconds: check every one */
+	CHECK_FOR_INTERRUPTS();
 	if (ea || eb)
 		*similarity = (ea && eb) ? 1.0 : 0.0;
 	else if (v->kind == VERIFY_SKETCH)

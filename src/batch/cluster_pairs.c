@@ -221,7 +221,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 		batch_uf_init(call, &uf, nnodes, "work_mem");
 		for (uint64 i = 0; i < recv.np; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (!recv.pnull1[i] && !recv.pnull2[i])
 				batch_uf_union(&uf, node[2 * i], node[2 * i + 1]);
@@ -245,7 +245,7 @@ hamming_clusters_from_pairs(PG_FUNCTION_ARGS)
 	{
 		uint32		root = batch_uf_find(&uf, (uint32) i);
 
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!call->singletons && count[root] < 2)
 			continue;

@@ -506,7 +506,7 @@ dist_finish_clusters(NddupDistCall *call)
 	}
 	for (uint64 i = 0; i < call->nedges; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		batch_uf_union(&uf, dist_node(nodes, n, call->e1[i]),
 					   dist_node(nodes, n, call->e2[i]));
@@ -525,7 +525,7 @@ dist_finish_clusters(NddupDistCall *call)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!call->singletons && count[root] < 2)
 			continue;

@@ -2,7 +2,8 @@
  *
  * buffers.c
  *	  Growable byte buffers and hash arrays of the pure-C core, allocated
- *	  through the memory hooks of src/core/hooks.c.
+ *	  through the memory hooks of src/core/hooks.c and never larger than
+ *	  nddup_max_working bytes.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +29,22 @@ grow_capacity(size_t cap, size_t need)
 	return newcap;
 }
 
+/*
+ * Next capacity of at least need items of item_size bytes, at most
+ * nddup_max_working bytes: the limit error when need items do not fit.
+ */
+static size_t
+grow_limited(size_t cap, size_t need, size_t item_size)
+{
+	size_t		max_items = nddup_max_working / item_size;
+	size_t		newcap;
+
+	if (need > max_items)
+		nddup_limit_exceeded(need > SIZE_MAX / item_size ? SIZE_MAX : need * item_size);
+	newcap = grow_capacity(cap, need);
+	return newcap > max_items ? max_items : newcap;
+}
+
 /* Make room for at least extra more bytes in buf. */
 void
 nddup_buf_reserve(NddupBuf *buf, size_t extra)
@@ -36,13 +53,8 @@ nddup_buf_reserve(NddupBuf *buf, size_t extra)
 
 	if (buf->cap - buf->len >= extra && buf->data != NULL)
 		return;
-	if (extra > SIZE_MAX - buf->len)
-	{
-		fprintf(stderr, "nddup: buffer size overflow\n");
-		abort();
-	}
-	need = buf->len + extra;
-	buf->cap = grow_capacity(buf->cap, need);
+	need = extra > SIZE_MAX - buf->len ? SIZE_MAX : buf->len + extra;
+	buf->cap = grow_limited(buf->cap, need, 1);
 	buf->data = nddup_realloc_hook(buf->data, buf->cap);
 }
 
@@ -99,13 +111,9 @@ nddup_hashes_push(NddupHashes *hashes, uint64_t hash)
 {
 	if (hashes->len == hashes->cap)
 	{
-		size_t		newcap = grow_capacity(hashes->cap, hashes->len + 1);
+		size_t		newcap = grow_limited(hashes->cap, hashes->len + 1,
+										  sizeof(uint64_t));
 
-		if (newcap > SIZE_MAX / sizeof(uint64_t))
-		{
-			fprintf(stderr, "nddup: hash array size overflow\n");
-			abort();
-		}
 		hashes->items = nddup_realloc_hook(hashes->items,
 										   newcap * sizeof(uint64_t));
 		hashes->cap = newcap;
@@ -145,14 +153,9 @@ nddup_hashes_append(void *arg, const uint64_t *items, size_t n)
 	{
 		size_t		newcap;
 
-		if (n > SIZE_MAX / sizeof(uint64_t) - hashes->len)
-		{
-			fprintf(stderr, "nddup: hash array size overflow\n");
-			abort();
-		}
-		newcap = grow_capacity(hashes->cap, hashes->len + n);
-		if (newcap > SIZE_MAX / sizeof(uint64_t))
-			newcap = hashes->len + n;
+		newcap = grow_limited(hashes->cap,
+							  n > SIZE_MAX - hashes->len ? SIZE_MAX : hashes->len + n,
+							  sizeof(uint64_t));
 		hashes->items = nddup_realloc_hook(hashes->items,
 										   newcap * sizeof(uint64_t));
 		hashes->cap = newcap;

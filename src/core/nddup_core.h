@@ -56,6 +56,27 @@ extern void (*nddup_free_hook) (void *ptr);
 extern void (*nddup_interrupt_hook) (void);
 #define NDDUP_INTERRUPT_STRIDE	((size_t) 1 << 20)
 
+/*
+ * Working memory limit of the core: no text buffer, segment buffer or hash
+ * array grows beyond nddup_max_working bytes (PostgreSQL's MaxAllocSize,
+ * 1 GB - 1, unless a test lowers it).  A growth that would is refused before
+ * it is allocated: nddup_limit_exceeded calls nddup_limit_hook, which must
+ * not return (the extension raises 54000 there; a test may longjmp); without
+ * a hook, or if it returns, the core prints a message and aborts.
+ */
+#define NDDUP_MAX_WORKING		((size_t) 0x3fffffff)
+extern size_t nddup_max_working;
+extern void (*nddup_limit_hook) (size_t requested);
+extern void nddup_limit_exceeded(size_t requested) __attribute__((noreturn));
+
+/*
+ * Bytes of normalized text after which a streaming normalization hands its
+ * complete tokens on and forgets them (src/core/normalize.c); a variable so
+ * that the unit tests can cut texts at every place.
+ */
+#define NDDUP_STREAM_CHUNK		((size_t) 1 << 16)
+extern size_t nddup_stream_chunk;
+
 /* Call the interrupt hook, if there is one. */
 static inline void
 nddup_check_interrupts(void)
@@ -146,6 +167,20 @@ extern void nddup_nfkc(const char *src, size_t len, NddupBuf *out);
 extern size_t nddup_normalize_part(const char *src, size_t len, size_t from,
 								   size_t stop_after, NddupBuf *out,
 								   const char **no_gt_from);
+
+/*
+ * Called by a streaming normalization whenever out has grown by about
+ * nddup_stream_chunk bytes: the callee consumes a prefix of out (ending at a
+ * character boundary) and removes it, so that the normalized text is never
+ * held whole.
+ */
+typedef void (*NddupNormDrain) (void *arg, NddupBuf *out);
+/* the length of nddup_normalize(src, len), in a chunk of memory */
+extern size_t nddup_normalized_length(const char *src, size_t len);
+extern size_t nddup_normalize_stream(const char *src, size_t len, size_t from,
+									 size_t stop_after, bool joined,
+									 NddupBuf *out, const char **no_gt_from,
+									 NddupNormDrain drain, void *drain_arg);
 /* markup and character references (src/core/markup.c) */
 #define NDDUP_REPLACEMENT_CHAR	0xFFFD
 extern size_t nddup_parse_markup(const uint8_t **no_gt_from, const uint8_t *p,

@@ -34,6 +34,9 @@
 /* Capacity of the segment buffer kept on the stack. */
 #define SEGMENT_LOCAL_SIZE	64
 
+/* A long run of marks is sorted in this many pieces (sort_marks). */
+#define MARK_PIECES			8
+
 /*
  * Fast-path class of each byte: 0 = needs the general path (non-ASCII, '<'
  * or '&'), 1 = separator, otherwise the byte to write (lower case).
@@ -72,6 +75,10 @@ typedef struct NormState
 	size_t		cur_end;
 	size_t		seg_start;		/* map: source bytes of the segment */
 	size_t		seg_end;
+	NddupNormDrain drain;		/* streaming: consumer of out, or NULL */
+	void	   *drain_arg;
+	size_t		chunk;			/* drain every chunk bytes of output */
+	size_t		drain_at;		/* out->len at which to drain next */
 	uint32_t	seg_local[SEGMENT_LOCAL_SIZE];
 } NormState;
 
@@ -233,9 +240,13 @@ segment_reserve(NormState *st, size_t extra)
 
 	if (st->seg_cap - st->seg_len >= extra)
 		return;
+	if (extra > nddup_max_working / sizeof(uint32_t) - st->seg_len)
+		nddup_limit_exceeded((st->seg_len + extra) * sizeof(uint32_t));
 	newcap = st->seg_cap * 2;
 	while (newcap - st->seg_len < extra)
 		newcap *= 2;
+	if (newcap > nddup_max_working / sizeof(uint32_t))
+		newcap = nddup_max_working / sizeof(uint32_t);
 	if (st->seg == st->seg_local)
 	{
 		uint32_t   *heap = nddup_realloc_hook(NULL, newcap * sizeof(uint32_t));
@@ -344,7 +355,7 @@ emit(NormState *st, uint32_t cp, const NddupUProps *props)
 
 /*
  * Stable sort of n non-starters by canonical combining class: insertion sort
- * for short runs, counting sort (linear) for long ones.
+ * for short runs, counting sorts of pieces merged in place for long ones.
  */
 static void
 sort_marks(uint32_t *s, size_t n)
@@ -369,23 +380,52 @@ sort_marks(uint32_t *s, size_t n)
 	}
 	else
 	{
-		size_t		start[256];
-		size_t		total = 0;
-		uint32_t   *tmp = nddup_realloc_hook(NULL, n * sizeof(uint32_t));
+		/*
+		 * Counting sort (stable) of pieces of at most MARK_PIECES-th of the
+		 * run through a buffer of that size, each piece then merged into the
+		 * sorted run before it from the back: the buffer holds the piece, so
+		 * a run of marks (a text of nothing else) needs an eighth of its
+		 * segment more, not all of it again.
+		 */
+		size_t		piece = (n + MARK_PIECES - 1) / MARK_PIECES;
+		uint32_t   *tmp = nddup_realloc_hook(NULL, piece * sizeof(uint32_t));
 
-		memset(start, 0, sizeof(start));
-		for (i = 0; i < n; i++)
-			start[nddup_uprops_of(s[i])->ccc]++;
-		for (i = 0; i < 256; i++)
+		for (size_t from = 0; from < n; from += piece)
 		{
-			size_t		c = start[i];
+			size_t		len = n - from < piece ? n - from : piece;
+			size_t		start[256];
+			size_t		total = 0;
+			size_t		a;
+			size_t		b;
+			size_t		w;
 
-			start[i] = total;
-			total += c;
+			memset(start, 0, sizeof(start));
+			for (i = 0; i < len; i++)
+				start[nddup_uprops_of(s[from + i])->ccc]++;
+			for (i = 0; i < 256; i++)
+			{
+				size_t		c = start[i];
+
+				start[i] = total;
+				total += c;
+			}
+			for (i = 0; i < len; i++)
+				tmp[start[nddup_uprops_of(s[from + i])->ccc]++] = s[from + i];
+
+			/* merge s[0..from) and tmp[0..len) into s[0..from + len), backwards */
+			a = from;
+			b = len;
+			w = from + len;
+			while (b > 0)
+			{
+				/* on equal classes the piece's (later) mark goes last */
+				if (a > 0 && nddup_uprops_of(s[a - 1])->ccc > nddup_uprops_of(tmp[b - 1])->ccc)
+					s[--w] = s[--a];
+				else
+					s[--w] = tmp[--b];
+			}
+			nddup_check_interrupts();
 		}
-		for (i = 0; i < n; i++)
-			tmp[start[nddup_uprops_of(s[i])->ccc]++] = s[i];
-		memcpy(s, tmp, n * sizeof(uint32_t));
 		nddup_free_hook(tmp);
 	}
 }
@@ -456,7 +496,15 @@ segment_flush_multi(NormState *st)
 	}
 
 	for (i = 0; i < out; i++)
+	{
 		emit(st, s[i], NULL);
+		/* a long segment: its output is drained as it grows, too */
+		if (st->drain != NULL && st->out->len >= st->drain_at)
+		{
+			st->drain(st->drain_arg, st->out);
+			st->drain_at = st->out->len + st->chunk;
+		}
+	}
 	st->seg_len = 0;
 }
 
@@ -684,17 +732,21 @@ may_stop_at(const uint8_t *p, const uint8_t *end)
 }
 
 /*
- * Common driver of nddup_normalize, nddup_nfkc and nddup_normalize_part:
- * normalize src[from..len), where markup may extend up to len.  When
- * stop_after < len, stop at the first position p >= stop_after, between
- * two characters of the top-level loop, that may_stop_at accepts; returns
- * the position where it stopped (len if it did not).  *no_gt_from is the
- * memory of find_gt.
+ * Common driver of nddup_normalize, nddup_nfkc, nddup_normalize_part and
+ * nddup_normalize_stream: normalize src[from..len), where markup may extend
+ * up to len.  When stop_after < len, stop at the first position p >=
+ * stop_after, between two characters of the top-level loop, that
+ * may_stop_at accepts; returns the position where it stopped (len if it did
+ * not).  *no_gt_from is the memory of find_gt.  With a drain, out is handed
+ * to it between two characters of the top-level loop whenever it has grown
+ * by nddup_stream_chunk bytes, and runs of ASCII are taken at most that
+ * many bytes at a time, so that out stays about that size (plus what the
+ * drain keeps).
  */
 static size_t
 normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 				   NddupBuf *out, bool raw, bool joined, const uint8_t **no_gt_from,
-				   NddupSourceMap *map)
+				   NddupNormDrain drain, void *drain_arg, NddupSourceMap *map)
 {
 	NormState	st;
 	const uint8_t *base = (const uint8_t *) src;
@@ -702,6 +754,8 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	const uint8_t *end = len > 0 ? base + len : base;
 	const uint8_t *stop_from = stop_after < len ? base + stop_after : NULL;
 	size_t		next_check = (size_t) (p - base) + NDDUP_INTERRUPT_STRIDE;
+	size_t		chunk = nddup_stream_chunk > 0 ? nddup_stream_chunk : 1;
+	size_t		reserve;
 
 	st.out = out;
 	st.raw = raw;
@@ -714,13 +768,25 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 	st.seg0_props = NULL;
 	st.map = map;
 	st.cur_start = st.cur_end = st.seg_start = st.seg_end = from;
+	st.drain = drain;
+	st.drain_arg = drain_arg;
+	st.chunk = chunk;
+	st.drain_at = out->len + chunk;
 
-	nddup_buf_reserve(out, (stop_from ? (size_t) (stop_from - p) : len - from) + 1);
+	reserve = stop_from ? (size_t) (stop_from - p) : len - from;
+	if (drain != NULL && reserve > chunk)
+		reserve = chunk;
+	nddup_buf_reserve(out, reserve + 1);
 	while (p < end)
 	{
 		uint8_t		c = *p;
 		size_t		adv;
 
+		if (drain != NULL && out->len >= st.drain_at)
+		{
+			drain(drain_arg, out);
+			st.drain_at = out->len + chunk;
+		}
 		if ((size_t) (p - base) >= next_check)
 		{
 			nddup_check_interrupts();
@@ -740,6 +806,8 @@ normalize_internal(const char *src, size_t from, size_t len, size_t stop_after,
 				for (run_end = p + 1; run_end < end && ascii_class[*run_end] > 1;)
 					run_end++;
 			}
+			if (drain != NULL && (size_t) (run_end - p) > chunk)
+				run_end = p + chunk;
 
 			/*
 			 * Plain ASCII.  The last byte before a non-ASCII character, '<'
@@ -810,7 +878,8 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from, NULL);
+	normalize_internal(src, 0, len, len, out, false, false, &no_gt_from,
+					   NULL, NULL, NULL);
 }
 
 /*
@@ -825,7 +894,8 @@ nddup_normalize_joined(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from, NULL);
+	normalize_internal(src, 0, len, len, out, false, true, &no_gt_from,
+					   NULL, NULL, NULL);
 }
 
 /*
@@ -844,7 +914,8 @@ nddup_normalize_mapped(const char *src, size_t len, bool joined, NddupBuf *out,
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, false, joined, &no_gt_from, map);
+	normalize_internal(src, 0, len, len, out, false, joined, &no_gt_from,
+					   NULL, NULL, map);
 }
 
 /* Free the arrays of a source map. */
@@ -878,7 +949,8 @@ nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
 	const uint8_t *no_gt_from = NULL;
 
-	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from, NULL);
+	normalize_internal(src, 0, len, len, out, true, false, &no_gt_from,
+					   NULL, NULL, NULL);
 }
 
 /*
@@ -904,10 +976,59 @@ nddup_normalize_part(const char *src, size_t len, size_t from,
 {
 	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
 	size_t		stop = normalize_internal(src, from, len, stop_after, out,
-										  false, false, &no_gt, NULL);
+										  false, false, &no_gt, NULL, NULL, NULL);
 
 	*no_gt_from = (const char *) no_gt;
 	return stop;
+}
+
+/*
+ * nddup_normalize_part (joined false) or a part of nddup_normalize_joined
+ * (joined true; from 0 only), handing out to drain whenever it has grown by
+ * nddup_stream_chunk bytes: what drain removes from the front of out is
+ * gone, the rest is appended to.  Returns the stop position as
+ * nddup_normalize_part does.
+ */
+size_t
+nddup_normalize_stream(const char *src, size_t len, size_t from,
+					   size_t stop_after, bool joined, NddupBuf *out,
+					   const char **no_gt_from, NddupNormDrain drain,
+					   void *drain_arg)
+{
+	const uint8_t *no_gt = (const uint8_t *) *no_gt_from;
+	size_t		stop = normalize_internal(src, from, len, stop_after, out,
+										  false, joined, &no_gt, drain,
+										  drain_arg, NULL);
+
+	*no_gt_from = (const char *) no_gt;
+	return stop;
+}
+
+/* An NddupNormDrain that counts the bytes of out in the size_t at arg and forgets them. */
+static void
+count_drain(void *arg, NddupBuf *out)
+{
+	*(size_t *) arg += out->len;
+	out->len = 0;
+}
+
+/*
+ * The length in bytes of nddup_normalize(src, len), computed with a chunk
+ * of memory: so that a caller that must hold the whole normalized text can
+ * refuse one over its limit before allocating it.
+ */
+size_t
+nddup_normalized_length(const char *src, size_t len)
+{
+	NddupBuf	out = {0};
+	const char *no_gt_from = NULL;
+	size_t		count = 0;
+
+	nddup_normalize_stream(src, len, 0, len, false, &out, &no_gt_from,
+						   count_drain, &count);
+	count += out.len;
+	nddup_buf_free(&out);
+	return count;
 }
 
 /* Version of the Unicode Character Database the tables come from. */

@@ -438,12 +438,17 @@ push_normalized_tokens(WordShingler *ws, const uint8_t *s, size_t len)
 		shingler_push(ws, hash_bytes(s + start, end - start));
 }
 
-/* Character shingles of the normalized text norm[0..len) into a sink. */
+/*
+ * Character shingles of the normalized text norm[0..len) into a sink: one
+ * per window of w code points.  When the text has fewer than w code points
+ * and whole_if_short, one shingle of the whole text.
+ */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((flatten))
 #endif
 static void
-char_shingles(const char *norm, size_t len, size_t w, HashSink *sink)
+char_shingles(const char *norm, size_t len, size_t w, HashSink *sink,
+			  bool whole_if_short)
 {
 	const uint8_t *s = (const uint8_t *) norm;
 	size_t		starts[NDDUP_MAX_SHINGLE_SIZE];	/* ring of code point starts */
@@ -480,8 +485,191 @@ char_shingles(const char *norm, size_t len, size_t w, HashSink *sink)
 	}
 
 	/* fewer code points than w: one shingle of the whole text */
-	if (n > 0 && n < w)
+	if (n > 0 && n < w && whole_if_short)
 		sink_push(sink, hash_long(s, len));
+}
+
+/* ----------------------------------------------------------------
+ *		Drains of a streaming normalization
+ *
+ * nddup_normalize_stream hands its output so far to a drain every
+ * nddup_stream_chunk bytes; the drain shingles what it can and keeps only
+ * what the rest of the text may still change: for words, the text from the
+ * last token boundary (a space, or the start of a one-character token) on;
+ * for characters, the last w - 1 code points.  The shingles are the same
+ * as those of the whole normalized text (test/unit compares them), and the
+ * memory is that of a chunk, not of the normalized text, which NFKC can
+ * make 18 times the input (U+FDFA).
+ * ----------------------------------------------------------------
+ */
+
+/* State of a word drain. */
+typedef struct WordDrain
+{
+	WordShingler *ws;
+	size_t		scanned;		/* out[1..scanned) holds no token boundary */
+	bool		hashing;		/* a word is in progress, its bytes in state */
+	XXH3_state_t state;			/* XXH3 of the word so far, streamed */
+} WordDrain;
+
+/* Start a word drain for ws. */
+static void
+word_drain_init(WordDrain *d, WordShingler *ws)
+{
+	d->ws = ws;
+	d->scanned = 0;
+	d->hashing = false;
+}
+
+/* Is the character at s[i] a one-character token?  *adv is its length in bytes. */
+static inline bool
+solo_at(const uint8_t *s, size_t len, size_t i, size_t *adv)
+{
+	*adv = 1;
+	return s[i] >= 0x80 && is_solo(decode_at(s, len, i, adv));
+}
+
+/*
+ * The word in progress (hashing) goes on with out: hash out up to its
+ * first token boundary; if there is one, push the word's hash and remove
+ * the word's bytes from out.  Returns false when the word goes on past out
+ * (then out is empty).
+ */
+static bool
+continue_word(WordDrain *d, NddupBuf *out)
+{
+	const uint8_t *s = (const uint8_t *) out->data;
+	size_t		len = out->len;
+	size_t		first = 0;
+	size_t		adv;
+
+	while (first < len && s[first] != ' ' && !solo_at(s, len, first, &adv))
+		first += adv;
+	XXH3_64bits_update(&d->state, s, first);
+	if (first == len)
+	{
+		out->len = 0;
+		return false;
+	}
+	shingler_push(d->ws, XXH3_64bits_digest(&d->state));
+	d->hashing = false;
+	memmove(out->data, out->data + first, len - first);
+	out->len = len - first;
+	return true;
+}
+
+/*
+ * An NddupNormDrain for word shingles: push the tokens before the last
+ * token boundary of out and remove them.  When out holds no boundary but
+ * at its start, it is one word in progress (the text after a space, or
+ * any but a one-character token): its bytes go into a streamed XXH3 state
+ * (the same hash as XXH3 of the whole word), so that a word of the whole
+ * text (U+FDF2 repeated) is not held either.
+ */
+static void
+drain_words(void *arg, NddupBuf *out)
+{
+	WordDrain  *d = arg;
+	const uint8_t *s;
+	size_t		len;
+	size_t		i;
+	size_t		cut = 0;
+
+	if (d->hashing)
+	{
+		d->scanned = 0;
+		if (!continue_word(d, out))
+			return;
+	}
+	s = (const uint8_t *) out->data;
+	len = out->len;
+	i = d->scanned > 0 ? d->scanned : (len > 0 ? 1 : 0);
+	if (i > 0 && i < len)
+	{
+		/* i is a character boundary: scanned is, and so is 1 (' ') unless out[0] is not ASCII */
+		if (d->scanned == 0 && s[0] >= 0x80)
+			(void) decode_at(s, len, 0, &i);
+	}
+	while (i < len)
+	{
+		size_t		adv = 1;
+
+		if (s[i] == ' ' || solo_at(s, len, i, &adv))
+			cut = i;
+		i += adv;
+	}
+	d->scanned = len;
+	if (cut == 0)
+	{
+		size_t		start = (len > 0 && s[0] == ' ') ? 1 : 0;
+		size_t		adv;
+
+		if (start < len && !solo_at(s, len, start, &adv))
+		{
+			XXH3_64bits_reset_withSeed(&d->state, NDDUP_HASH_SEED);
+			XXH3_64bits_update(&d->state, s + start, len - start);
+			d->hashing = true;
+			out->len = 0;
+			d->scanned = 0;
+		}
+		return;
+	}
+	push_normalized_tokens(d->ws, s, cut);
+	memmove(out->data, out->data + cut, len - cut);
+	out->len = len - cut;
+	d->scanned = out->len;
+}
+
+/* Push the tokens of what a word drain has left in out, at the end of the text. */
+static void
+drain_words_finish(WordDrain *d, NddupBuf *out)
+{
+	if (d->hashing)
+	{
+		d->scanned = 0;
+		if (!continue_word(d, out))
+		{
+			shingler_push(d->ws, XXH3_64bits_digest(&d->state));
+			d->hashing = false;
+		}
+	}
+	push_normalized_tokens(d->ws, (const uint8_t *) out->data, out->len);
+}
+
+/* State of a character drain. */
+typedef struct CharDrain
+{
+	HashSink   *sink;
+	size_t		w;
+	bool		dropped;		/* text has been removed from the front */
+} CharDrain;
+
+/*
+ * An NddupNormDrain for character shingles: the shingles of the windows
+ * that end in out (those that end in the w - 1 code points kept from the
+ * last call were pushed then), keeping the last w - 1 code points.
+ */
+static void
+drain_chars(void *arg, NddupBuf *out)
+{
+	CharDrain  *d = arg;
+	const uint8_t *s = (const uint8_t *) out->data;
+	size_t		keep = out->len;
+	size_t		cps = 0;
+
+	char_shingles(out->data, out->len, d->w, d->sink, false);
+	while (cps < d->w - 1 && keep > 0)
+	{
+		keep--;
+		if ((s[keep] & 0xC0) != 0x80)
+			cps++;
+	}
+	if (cps < d->w - 1)
+		return;					/* fewer than w - 1 code points so far */
+	if (keep > 0)
+		d->dropped = true;
+	memmove(out->data, out->data + keep, out->len - keep);
+	out->len -= keep;
 }
 
 /* A per-hash callback and its argument, fed from batches. */
@@ -519,7 +707,7 @@ nddup_shingle_hashes(const char *norm, size_t len, int size, NddupUnit unit,
 		HashSink	sink;
 
 		sink_init(&sink, one_by_one, &o);
-		char_shingles(norm, len, (size_t) size, &sink);
+		char_shingles(norm, len, (size_t) size, &sink, true);
 		sink_flush(&sink);
 		return sink.count;
 	}
@@ -579,8 +767,12 @@ token_grow(TokenBytes *t, size_t n)
 {
 	size_t		cap = t->cap;
 
+	if (n > nddup_max_working - t->len)
+		nddup_limit_exceeded(t->len + n);
 	while (cap - t->len < n)
 		cap *= 2;
+	if (cap > nddup_max_working)
+		cap = nddup_max_working;
 	if (t->data == t->local)
 	{
 		t->data = nddup_realloc_hook(NULL, cap);
@@ -645,13 +837,16 @@ general_path(Scanner *sc, size_t pos)
 {
 	size_t		stop;
 
+	WordDrain	drain;
+
+	word_drain_init(&drain, sc->ws);
 	sc->in_token = false;
 	sc->token.len = 0;
 	sc->norm.len = 0;
-	stop = nddup_normalize_part(sc->src, sc->len, sc->restart, pos + 1,
-								&sc->norm, &sc->no_gt_from);
-	push_normalized_tokens(sc->ws, (const uint8_t *) sc->norm.data,
-						   sc->norm.len);
+	stop = nddup_normalize_stream(sc->src, sc->len, sc->restart, pos + 1,
+								  false, &sc->norm, &sc->no_gt_from,
+								  drain_words, &drain);
+	drain_words_finish(&drain, &sc->norm);
 	sc->restart = stop;
 	return stop;
 }
@@ -834,11 +1029,15 @@ nddup_text_shingles(const char *src, size_t len, int size, NddupUnit unit,
 	{
 		NddupBuf	norm = {0};
 		WordShingler ws;
+		WordDrain	drain;
+		const char *no_gt_from = NULL;
 		size_t		count;
 
-		nddup_normalize_joined(src, len, &norm);
 		shingler_init(&ws, (size_t) size, callback, arg);
-		push_normalized_tokens(&ws, (const uint8_t *) norm.data, norm.len);
+		word_drain_init(&drain, &ws);
+		nddup_normalize_stream(src, len, 0, len, true, &norm, &no_gt_from,
+							   drain_words, &drain);
+		drain_words_finish(&drain, &norm);
 		count = shingler_finish(&ws);
 		nddup_buf_free(&norm);
 		return count;
@@ -847,10 +1046,14 @@ nddup_text_shingles(const char *src, size_t len, int size, NddupUnit unit,
 	{
 		NddupBuf	norm = {0};
 		HashSink	sink;
+		CharDrain	drain = {&sink, (size_t) size, false};
+		const char *no_gt_from = NULL;
 
-		nddup_normalize(src, len, &norm);
 		sink_init(&sink, callback, arg);
-		char_shingles(norm.data, norm.len, (size_t) size, &sink);
+		nddup_normalize_stream(src, len, 0, len, false, &norm, &no_gt_from,
+							   drain_chars, &drain);
+		char_shingles(norm.data, norm.len, (size_t) size, &sink,
+					  !drain.dropped);
 		sink_flush(&sink);
 		nddup_buf_free(&norm);
 		return sink.count;

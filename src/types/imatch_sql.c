@@ -186,7 +186,7 @@ df_add_flat(ExpandedDf *df, const Lexicon *flat)
 				 errmsg("a finished I-Match lexicon is not an aggregation state")));
 	for (uint32 i = 0; i < flat->nterms; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		df_add(df, flat->hashes[i], NDDUP_LEXICON_DF(flat)[i]);
 	}
@@ -325,7 +325,7 @@ imatch_df_transfn(PG_FUNCTION_ARGS)
 
 		for (size_t i = 0; i < n; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			df_add(df, terms.items[i], 1);
 		}
@@ -357,7 +357,7 @@ imatch_df_combinefn(PG_FUNCTION_ARGS)
 
 		for (size_t i = 0; i < other->cap; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (other->keys[i] != 0)
 				df_add(df, other->keys[i], other->counts[i]);
@@ -516,7 +516,7 @@ kept_terms(text *doc, const Lexicon *lex, NddupHashes *terms)
 
 	for (size_t i = 0; i < n; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (nddup_sorted_contains(lex->hashes, lex->nterms, terms->items[i]))
 			terms->items[kept++] = terms->items[i];

@@ -102,6 +102,24 @@ utf8_to_text(const char *utf8, size_t len)
 	return result;
 }
 
+/*
+ * A document whose normalized form may not fit in 1 GB (NFKC can make a
+ * text up to 11 times longer in bytes: U+FDFA) is measured first, so that
+ * normalize_text and tokens, which hold the whole normalized text, raise
+ * 54000 before allocating it rather than when it reaches 1 GB.
+ */
+static void
+check_normalized_length(const char *utf8, size_t len)
+{
+	size_t		n;
+
+	if (len <= nddup_max_working / 16)
+		return;
+	n = nddup_normalized_length(utf8, len);
+	if (n > nddup_max_working - VARHDRSZ)
+		nddup_limit_exceeded(n + VARHDRSZ);
+}
+
 /* normalize_text(text): the normalized form of a text. */
 Datum
 normalize_text(PG_FUNCTION_ARGS)
@@ -111,7 +129,17 @@ normalize_text(PG_FUNCTION_ARGS)
 	char	   *utf8 = nddup_text_to_utf8(doc, &len);
 	NddupBuf	norm = {0};
 	text	   *result;
+	int			encoding = GetDatabaseEncoding();
 
+	check_normalized_length(utf8, len);
+	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
+	{
+		/* normalize behind a varlena header: the buffer is the result */
+		nddup_buf_append(&norm, "\0\0\0\0", VARHDRSZ);
+		nddup_normalize(utf8, len, &norm);
+		SET_VARSIZE(norm.data, norm.len);
+		PG_RETURN_TEXT_P((text *) norm.data);
+	}
 	nddup_normalize(utf8, len, &norm);
 	result = utf8_to_text(norm.data, norm.len);
 	nddup_buf_free(&norm);
@@ -192,6 +220,7 @@ tokens_text(PG_FUNCTION_ARGS)
 	Size		total;
 	ArrayType  *result;
 
+	check_normalized_length(utf8, len);
 	nddup_normalize(utf8, len, &norm);
 	a.convert = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
 	nddup_tokenize(norm.data, norm.len, add_token, &a);
@@ -227,6 +256,9 @@ add_shingles(void *arg, const uint64_t *hashes, size_t n)
 /*
  * shingles(doc text, size int, unit text): the shingle hashes of the
  * normalized text as bigint (the same 64 bits), in order, repeats kept.
+ * The hashes are collected behind room for the array's header, so that the
+ * collection becomes the bigint[] in place (a bigint element is the 8 bytes
+ * of the hash): the result's memory once, not three times.
  */
 Datum
 shingles_text(PG_FUNCTION_ARGS)
@@ -234,33 +266,41 @@ shingles_text(PG_FUNCTION_ARGS)
 	text	   *doc = PG_GETARG_TEXT_PP(0);
 	int32		size = PG_GETARG_INT32(1);
 	NddupUnit	unit = nddup_parse_unit(PG_GETARG_TEXT_PP(2));
+	size_t		header = ARR_OVERHEAD_NONULLS(1) / sizeof(uint64);
 	size_t		len;
+	size_t		n;
 	char	   *utf8;
 	NddupHashes hashes = {0};
-	Datum	   *elems;
 	ArrayType  *result;
-	size_t		i;
 
+	StaticAssertStmt(ARR_OVERHEAD_NONULLS(1) % sizeof(uint64) == 0,
+					 "the header of a one-dimensional array is whole hashes");
 	nddup_check_shingle_size(size);
 	utf8 = nddup_text_to_utf8(doc, &len);
+	for (size_t i = 0; i < header; i++)
+		nddup_hashes_push(&hashes, 0);
 	nddup_text_shingles(utf8, len, size, unit, add_shingles, &hashes);
+	n = hashes.len - header;
 
-	if (hashes.len == 0)
+	if (n == 0)
+	{
+		nddup_hashes_free(&hashes);
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT8OID));
-	if (hashes.len > MaxArraySize ||
-		!AllocSizeIsValid(ARR_OVERHEAD_NONULLS(1) + hashes.len * sizeof(int64)))
+	}
+	if (n > MaxArraySize ||
+		!AllocSizeIsValid(ARR_OVERHEAD_NONULLS(1) + n * sizeof(int64)))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many shingles (%zu)", hashes.len),
+				 errmsg("too many shingles (%zu)", n),
 				 errdetail("A bigint array holds at most %zu elements.",
 						   (size_t) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / sizeof(int64)))));
-	elems = palloc_extended(hashes.len * sizeof(Datum), MCXT_ALLOC_HUGE);
-	for (i = 0; i < hashes.len; i++)
-		elems[i] = Int64GetDatum((int64) hashes.items[i]);
-	nddup_hashes_free(&hashes);
-	result = construct_array(elems, (int) i, INT8OID, sizeof(int64),
-							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	pfree(elems);
+	result = (ArrayType *) hashes.items;
+	SET_VARSIZE(result, ARR_OVERHEAD_NONULLS(1) + n * sizeof(int64));
+	result->ndim = 1;
+	result->dataoffset = 0;
+	result->elemtype = INT8OID;
+	ARR_DIMS(result)[0] = (int) n;
+	ARR_LBOUND(result)[0] = 1;
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

@@ -8,6 +8,12 @@
 #       follow work_mem or the input?
 #   (b) the same peak for N = 100K and N = 1M calls of each per-row function
 #       in one statement: flat means nothing accumulates from call to call.
+#   (c) the same peak for one call of each text function on one document of
+#       about TEXT_MB MB of each hard character class (NFKC expanders such as
+#       U+FDFA, 18 characters, and U+FDF2, one long word; U+FB2C; ligatures;
+#       character references; ideographs; ASCII), as a multiple of the
+#       input: at most 4, or 54000 (a working text over 1 GB) - never an
+#       out-of-memory kill.
 # Each measurement runs in a fresh session, after a scan of its input table.
 # The peak includes the shared buffers the backend touches for the first
 # time during the call (they stay mapped, so their growth is read after the
@@ -15,17 +21,21 @@
 # Runs its own temporary PostgreSQL instance (scripts/lib.sh); everything
 # under nice -n 19.  Needs about 3 GB of free memory and 2 GB of disk.
 #
-# usage: test/reliability/memory.sh [--part a|b] [--no-reference] [--no-build]
+# usage: test/reliability/memory.sh [--part a|b|c] [--no-reference] [--no-build]
+#                                    [--text-mb N]
 #   --no-reference  skip the in-memory reference runs (large work_mem)
+#   --text-mb N     size of the documents of part (c) (default 100)
 
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh"
 
-PARTS="a b"
+PARTS="a b c"
 REFERENCE=1
 BUILD=1
+TEXT_MB=100
 while [ $# -gt 0 ]; do
 	case "$1" in
+		--text-mb) TEXT_MB=$2; shift ;;
 		--part) PARTS=$2; shift ;;
 		--no-reference) REFERENCE=0 ;;
 		--no-build) BUILD=0 ;;
@@ -193,6 +203,54 @@ SQL
 			"WITH i AS (INSERT INTO posts SELECT g, hashint8extended(g, 42)::simhash64 FROM generate_series(1, $n) g RETURNING 1) SELECT count(*)::text FROM i")")
 	done
 	row "INSERT of N rows through nddup_dedup_trigger (GIN, radius 3)" "${out[@]}"
+	echo
+fi
+if [[ " $PARTS " == *" c "* ]]; then
+	# class | the repeated piece (SQL) | what NFKC and the pipeline make of it
+	CLASSES=(
+		"U+FDFA|U&'\\FDFA'|3 bytes, NFKC 18 characters with 3 spaces (33 bytes)"
+		"U+FDF2|U&'\\FDF2'|3 bytes, NFKC 4 letters (8 bytes): one word of the whole text"
+		"U+FB2C|U&'\\FB2C '|4 bytes, NFKC 3 code points (6 bytes)"
+		"ligatures|U&'\\FB03\\FB04 '|7 bytes, NFKC ffi ffl"
+		"&#xFDFA;|'&#xFDFA; '|9 bytes, a character reference to U+FDFA"
+		"ideographs|'東京都大阪府'|18 bytes, 6 one-character tokens"
+		"ASCII|'Word '|5 bytes"
+		"combining marks|U&'\\0301\\0323'|4 bytes, two marks of different classes: the whole text is one segment to reorder"
+	)
+	FUNCS=(
+		"simhash(t)|simhash(body)::text"
+		"simhash(t, 4, 'char')|simhash(body, 4, 'char')::text"
+		"simhash(t, 3, 'word_')|simhash(body, 3, 'word_')::text"
+		"shingle_set(t)|cardinality(shingle_set(body))::text"
+		"minhash(t)|(minhash(body) IS NULL)::text"
+		"normalize_text(t)|octet_length(normalize_text(body))::text"
+		"tokens(t)|cardinality(tokens(body))::text"
+		"shingles(t)|cardinality(shingles(body))::text"
+	)
+	echo "## (c) one call on a document of about $TEXT_MB MB: peak resident growth of the backend"
+	echo
+	for cl in "${CLASSES[@]}"; do
+		IFS='|' read -r label piece what <<<"$cl"
+		echo "- $label: $piece repeated; $what"
+	done
+	echo
+	echo "| class | input MB | call | result (or SQLSTATE) | time ms | peak MB | peak / input |"
+	echo "|---|---:|---|---|---:|---:|---:|"
+	for cl in "${CLASSES[@]}"; do
+		IFS='|' read -r label piece what <<<"$cl"
+		pg_sql -q -c "DROP TABLE IF EXISTS doc1" \
+			-c "CREATE TABLE doc1 AS SELECT repeat($piece, ($TEXT_MB * 1048576 / octet_length($piece))::int) AS body"
+		inmb=$(pg_sql -Atc "SELECT round(octet_length(body) / 1048576.0, 1) FROM doc1")
+		for f in "${FUNCS[@]}"; do
+			IFS='|' read -r flabel expr <<<"$f"
+			read -r ms result kb shm < <(measure "SET work_mem = '4MB'" "SELECT length(body) FROM doc1" \
+				"SELECT $expr FROM doc1")
+			[ ${#result} -le 20 ] || result="${result:0:17}..."
+			echo "| $label | $inmb | \`$flabel\` | $result | $ms | $(mb $((kb - shm))) | $(awk -v k="$((kb - shm))" -v m="$inmb" 'BEGIN { printf "%.2f", k / 1024 / m }') |"
+		done
+	done
+	echo
+	echo "(peak MB without the shared buffers touched; the input document itself, detoasted, is part of the peak)"
 	echo
 fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -21,6 +21,7 @@ extern int	run_format_tests(void);
 extern int	run_hamming_kernel_tests(void);
 extern int	run_filter_tests(void);
 extern int	run_explain_tests(void);
+extern int	run_limit_tests(void);
 
 static int	simhash_failures = 0;
 static int	simhash_checks = 0;
@@ -160,8 +161,8 @@ test_simhash_text_pinned(void)
 int
 main(int argc, char **argv)
 {
-	int			failures[8] = {0};
-	int			suites = 8;
+	int			failures[9] = {0};
+	int			suites = 9;
 	int			passed = 0;
 
 	test_simhash_fast_path_matches_definition();
@@ -184,6 +185,7 @@ main(int argc, char **argv)
 		failures[5] = run_hamming_kernel_tests();
 		failures[6] = run_filter_tests();
 		failures[7] = run_explain_tests();
+		failures[8] = run_limit_tests();
 	}
 	for (int i = 0; i < suites; i++)
 		passed += failures[i] == 0;

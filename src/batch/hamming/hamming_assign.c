@@ -184,7 +184,7 @@ hamming_assign_finish(HammingBatch *hb)
 		uint32		g = rg[r];
 		uint32		root;
 
-		if ((r & 0xffff) == 0)
+		if ((r & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (hb->bestd[g] != NO_BEST)
 		{

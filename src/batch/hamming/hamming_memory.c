@@ -335,7 +335,7 @@ hamming_tables_in_memory(HammingBatch *hb)
 	/* distance 0: the groups themselves */
 	for (uint64 g = 0; g < d; g++)
 	{
-		if ((g & 0xffff) == 0)
+		if ((g & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (hb->gstart[g + 1] - hb->gstart[g] > 1)
 			handle_identical(hb, (uint32) g);
@@ -416,7 +416,7 @@ hamming_tables_in_memory(HammingBatch *hb)
 				}
 				scan_run(hb, L, set, fbuf, ibuf, (uint32) len);
 			}
-			else if ((i & 0xffff) == 0)
+			else if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			i = j;
 		}

@@ -128,7 +128,7 @@ group_runs(void *arg, char *records, uint64 count)
 	{
 		uint32		row = (uint32) recs[i].val;
 
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!scan->have_prev || recs[i].key != scan->prev_key)
 		{
@@ -343,8 +343,8 @@ cluster_table_runs(void *arg, char *records, uint64 count)
 			e++;
 		if (e - s > 1)
 			cluster_run(scan->hb, recs + s, e - s);
-		else if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		else
+			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }
@@ -540,8 +540,8 @@ table_runs(void *arg, char *records, uint64 count)
 			e++;
 		if (e - s > 1)
 			scan_run(scan, recs + s, e - s);
-		else if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		else
+			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }

@@ -87,6 +87,7 @@ row_candidates(SetBatch *sb, uint32 x, const BatchRec *sorted, uint64 nent,
 
 		if (p == ENTRY_ALONE)
 			continue;
+		CHECK_FOR_INTERRUPTS();
 		key = sorted[p].key;
 		px = ENTRY_PREFIX(sorted[p].val);
 		ix = ENTRY_POS(sorted[p].val);
@@ -194,8 +195,7 @@ set_pairs_in_memory(SetBatch *sb)
 	{
 		uint64		e = s + 1;
 
-		if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		while (e < nent && sorted[e].key == sorted[s].key)
 			e++;
 		if (e - s > 1)
@@ -234,6 +234,7 @@ set_pairs_in_memory(SetBatch *sb)
 			if (sb->call->mode == BATCH_CLUSTER &&
 				batch_uf_find(&sb->uf, x) == batch_uf_find(&sb->uf, y))
 				continue;
+			CHECK_FOR_INTERRUPTS();
 			iy = (const uint64 *) batch_rows_extra(rows, y, &ny);
 			ny /= sizeof(uint64);
 			sb->call->ncand++;

@@ -63,6 +63,9 @@ token_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
+				/* a run can be long: check within it too */
+				if (((b - a) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				if (!set_candidate(sb, recs[a].row, recs[a].size, recs[a].flags, recs[a].prefix,
 								   recs[b].row, recs[b].size, recs[b].flags, recs[b].prefix))
 					continue;
@@ -72,8 +75,7 @@ token_runs(void *arg, char *records, uint64 count)
 				batch_pairs_add(sp->pairs, recs[a].row, recs[b].row);
 			}
 		}
-		if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }

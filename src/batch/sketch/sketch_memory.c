@@ -134,7 +134,7 @@ group_identical(SketchBatch *sb, BatchRec *ent, BatchRec *tmp)
 	sb->gnext = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
 	for (uint64 i = 0; i < n; i++)
 	{
-		if ((i & 0xffff) == 0)
+		if ((i & 0xfff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		sb->gnext[i] = NO_ROW;
 		rows->flags[i] |= (rows->flags[i] & BATCH_ROW_SIDE1) ? ROW_GSIDE1 : ROW_GSIDE0;
@@ -331,7 +331,7 @@ sketch_pairs_in_memory(SketchBatch *sb)
 
 		for (uint64 i = 0; i < n; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (rows->flags[i] & (ROW_EMPTY | ROW_MEMBER))
 				continue;
@@ -350,10 +350,14 @@ sketch_pairs_in_memory(SketchBatch *sb)
 			{
 				CHECK_FOR_INTERRUPTS();
 				for (uint64 y = x + 1; y < e; y++)
+				{
+					/* a run can be long: check within it too */
+					if (((y - x) & 0x3ff) == 0)
+						CHECK_FOR_INTERRUPTS();
 					candidate(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
+				}
 			}
-			if ((s & 0xffff) == 0 || e - s > 1)
-				CHECK_FOR_INTERRUPTS();
+			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 			s = e;
 		}
 		batch_report_progress(sb->call, "band", j + 1, sb->nbands);
@@ -383,7 +387,7 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 
 		for (uint64 i = 0; i < n; i++)
 		{
-			if ((i & 0xffff) == 0)
+			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			/* fmix64 is a bijection: equal keys are equal values */
 			ent[i].key = nddup_fmix64((uint64) sketch_supers(sb, i)[p]);
@@ -405,6 +409,9 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 				{
 					int			matches = super_matches_from(u, sketch_supers(sb, sorted[y].val), s, p);
 
+					if (((y - x) & 0x3ff) == 0)
+						CHECK_FOR_INTERRUPTS();
+
 					if (matches == 0)
 						continue;
 					sb->call->ncand++;
@@ -414,8 +421,7 @@ sketch_super_pairs_in_memory(SketchBatch *sb)
 										   rows->id[sorted[y].val], Int32GetDatum(matches));
 				}
 			}
-			if ((a & 0xffff) == 0)
-				CHECK_FOR_INTERRUPTS();
+			CHECK_FOR_INTERRUPTS();	/* every run: a jumps by its length */
 			a = e;
 		}
 	}

@@ -233,6 +233,9 @@ band_runs(void *arg, char *records, uint64 count)
 			CHECK_FOR_INTERRUPTS();
 			for (uint64 b = a + 1; b < e; b++)
 			{
+				/* a run can be long: check within it too */
+				if (((b - a) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				/* keys of two bands that collide */
 				if ((recs[a].flags >> BAND_SHIFT) != (recs[b].flags >> BAND_SHIFT))
 					continue;
@@ -245,8 +248,7 @@ band_runs(void *arg, char *records, uint64 count)
 				add_candidate(ss, recs[a].row, recs[b].row);
 			}
 		}
-		if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }
@@ -280,6 +282,9 @@ entry_runs(void *arg, char *records, uint64 count)
 			{
 				uint32		rb = (uint32) (ent[b] & row_mask);
 
+				/* a run can be long: check within it too */
+				if (((b - a) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				/* two bands of one row whose keys collide */
 				if (ra == rb)
 					continue;
@@ -289,8 +294,7 @@ entry_runs(void *arg, char *records, uint64 count)
 				add_candidate(ss, ra, rb);
 			}
 		}
-		if ((s & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
 }
@@ -550,6 +554,9 @@ super_runs(void *arg, char *records, uint64 count)
 			{
 				int			matches = super_matches_from(u, SUPER_VALUES(records + y * rs), s, p);
 
+				/* a run can be long: check within it too */
+				if (((y - x) & 0x3ff) == 0)
+					CHECK_FOR_INTERRUPTS();
 				if (matches == 0)
 					continue;
 				sb->call->ncand++;
