@@ -316,6 +316,19 @@ CREATE TRIGGER dedup BEFORE INSERT ON bad_input.posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=3');
 CREATE TABLE bad_input.empty_table (id bigint, body text, fp simhash64, mh minhash_sketch, sset shingleset);
 CREATE INDEX bad_input_docs_ham ON bad_input.docs USING hamming (fp);
+-- judged pairs (nddup_calibrate, nddup_pairs_to_judge's judged); a table only
+-- nddup_decide writes decisions for, and one whose decision nddup_decision reads
+-- (their long column names keep the decision's author and time, and the radius
+-- a withdrawal returns, out of the outcome)
+CREATE TABLE bad_input.labels (a_id bigint, b_id bigint, similarity float8, stratum integer,
+	stratum_pairs bigint, is_duplicate boolean);
+INSERT INTO bad_input.labels VALUES (1, 2, 0.8, 15, 4, true), (4, 5, 0.95, 17, 2, true),
+	(1, 3, 0.15, 0, 6, false), (2, 3, 0.3, 4, 3, false), (1, 4, 0.55, 9, 2, false), (2, 4, 0.6, 10, 2, true);
+CREATE TABLE bad_input.decided (id bigint, body text, fingerprint_of_the_body_as_decided simhash64);
+CREATE TABLE bad_input.kept (id bigint, body text, sketch_computed_from_the_body minhash_sketch);
+INSERT INTO bad_input.kept SELECT id, body, minhash(body, 16) FROM bad_input.docs;
+SELECT column_name, method FROM nddup_decide('bad_input.kept', 'sketch_computed_from_the_body', 0.5,
+	source_column => 'body');
 CREATE TABLE bad_input.good (fname text, argname text, typ regtype, expr text);
 INSERT INTO bad_input.good VALUES
 	('', 'doc', 'text', '''The quick brown fox jumps over the lazy dog'''),
@@ -398,7 +411,21 @@ INSERT INTO bad_input.good VALUES
 	('nddup_original', 'args', 'text[]', '''{fingerprint=fp,source=body,radius=3}'''),
 	('nddup_original', 'value', '"any"', '''the quick brown fox jumps over the lazy dog''::text'),
 	('nddup_original', 'id_type', 'anyelement', 'NULL::bigint'),
-	('nddup_original', 'scope', '"any"', '1');
+	('nddup_original', 'scope', '"any"', '1'),
+	('', 'column_name', 'name', '''sset'''), ('', 'source_column', 'name', '''body'''),
+	('', 'judged', 'regclass', '''bad_input.labels'''), ('', 'labels', 'regclass', '''bad_input.labels'''),
+	('', 'floor', 'double precision', '0.1'), ('', 'strata', 'integer', '18'),
+	('nddup_sample_pairs', 'pairs', 'text',
+	 '''SELECT id1, id2, similarity FROM shingleset_pairs(''''SELECT id, sset FROM bad_input.docs'''', 0.1)'''),
+	('nddup_calibrate', 'at_threshold', 'double precision', 'NULL'),
+	('nddup_calibrate', 'min_precision', 'double precision', 'NULL'),
+	('nddup_calibrate', 'bootstrap', 'integer', '20'),
+	('nddup_decide', 'rel', 'regclass', '''bad_input.decided'''),
+	('nddup_decide', 'column_name', 'name', '''fingerprint_of_the_body_as_decided'''),
+	('nddup_decide', 'threshold', 'double precision', 'NULL'),
+	('nddup_decision', 'rel', 'regclass', '''bad_input.kept'''),
+	('nddup_decision', 'col', 'name', '''sketch_computed_from_the_body'''),
+	('nddup_decision', 'check_rows', 'integer', '10');
 CREATE TABLE bad_input.bad (argname text, typ regtype, expr text);
 INSERT INTO bad_input.bad VALUES
 	('', 'integer', '0'), ('', 'integer', '-1'), ('', 'integer', '2147483647'), ('', 'integer', '-2147483648'),
@@ -426,6 +453,8 @@ INSERT INTO bad_input.bad VALUES
 	('new_query', 'text', ''''''), ('new_query', 'text', '''SELECT 1'''),
 	('existing_query', 'text', ''''''), ('existing_query', 'text', '''SELECT id, fp FROM bad_input.docs'''),
 	('existing_query', 'text', '''SELECT id, fp, NULL::bigint FROM bad_input.docs'''),
+	('pairs', 'text', ''''''), ('pairs', 'text', '''SELECT 1'''), ('pairs', 'text', '''not sql'''),
+	('pairs', 'text', '''SELECT id, id + 1, ''''NaN''''::float8 FROM bad_input.docs'''),
 	('', 'name', ''''''), ('', 'name', '''no_such_column'''), ('', 'name', '''body'''), ('', 'name', '''xmin'''),
 	('', 'regclass', '''pg_class'''), ('', 'regclass', '''bad_input.empty_table'''),
 	('', 'regclass', '''bad_input.docs_view'''), ('', 'regclass', '0'),
@@ -682,4 +711,7 @@ DROP DATABASE bad_input_latin1;
 DROP DATABASE bad_input_sql_ascii;
 
 SET client_min_messages = warning;
+-- the decisions kept for the tables of the schema go with it
+DO $$ BEGIN DELETE FROM nddup_decisions WHERE relid::oid IN (SELECT c.oid FROM pg_class c
+	WHERE c.relnamespace = 'bad_input'::regnamespace); END $$;
 DROP SCHEMA bad_input CASCADE;

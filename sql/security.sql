@@ -207,6 +207,18 @@ CREATE POLICY tenant_rows ON sec.docs USING (tenant = current_user);
 GRANT SELECT, INSERT ON sec.docs
 	TO regress_nddup_sec_alice, regress_nddup_sec_bob, regress_nddup_sec_bypass;
 GRANT INSERT, SELECT (id, fp, duplicate_of) ON sec.docs TO regress_nddup_sec_cols;
+-- judged pairs under the same policy: a tenant judges its own docs (one row
+-- per doc, so no role counts more judged pairs than docs it may read)
+CREATE TABLE sec.labels (tenant name NOT NULL, a_id bigint, b_id bigint, similarity float8, stratum integer,
+	stratum_pairs bigint, is_duplicate boolean);
+INSERT INTO sec.labels SELECT d.tenant, d.id, d.id + 1, s, (s * 10)::integer - 1, 10, s > 0.5
+FROM sec.docs d, LATERAL (SELECT CASE WHEN d.duplicate_of IS NULL THEN 0.2 ELSE 0.9 END::float8 AS s) x;
+ALTER TABLE sec.labels ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_rows ON sec.labels USING (tenant = current_user);
+GRANT SELECT ON sec.labels TO regress_nddup_sec_alice, regress_nddup_sec_bob, regress_nddup_sec_bypass;
+GRANT SELECT (a_id, b_id) ON sec.labels TO regress_nddup_sec_cols;
+-- the decision kept with sec.docs, for nddup_decision()
+SELECT column_name, method, threshold FROM nddup_decide('sec.docs', 'sk', 0.5, source_column => 'body');
 RESET ROLE;
 CREATE FUNCTION sec.text1() RETURNS text LANGUAGE sql IMMUTABLE
 	AS $$ SELECT 'the quarterly report on the migration of the billing service to the new cluster in the north region' $$;
@@ -284,7 +296,28 @@ INSERT INTO sec.calls VALUES
 	 $$SELECT nddup_original('sec.docs', '{source=body,radius=3}', sec.text6(), NULL::bigint) AS id$$),
 	('nddup_original(regclass,text[],"any",anyelement,"any")', '',
 	 $$SELECT nddup_original('sec.docs', '{fingerprint=fp,radius=3,scope=tenant}', simhash(sec.text6()), NULL::bigint,
-		'regress_nddup_sec_cols'::name) AS id$$);
+		'regress_nddup_sec_cols'::name) AS id$$),
+	('nddup_column_kind(regclass,name)', '',
+	 $$SELECT nddup_column_kind('sec.docs', 'sk') AS kind$$),
+	('nddup_sample_pairs(text,integer,integer,double precision,integer,regclass)', '',
+	 $$SELECT a_id, b_id FROM nddup_sample_pairs('SELECT id1, id2, similarity FROM shingleset_pairs(''SELECT id, sh FROM sec.docs'', 0.1)', 10)$$),
+	('nddup_sample_pairs(text,integer,integer,double precision,integer,regclass)', 'judged',
+	 $$SELECT a_id, b_id FROM nddup_sample_pairs('SELECT id1, id2, similarity FROM shingleset_pairs(''SELECT id, sh FROM sec.docs'', 0.1)', 10,
+		judged => 'sec.labels')$$),
+	('nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)', '',
+	 $$SELECT a_id, b_id FROM nddup_pairs_to_judge('sec.docs', 'id', 'body', 10)$$),
+	('nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)', 'minhash',
+	 $$SELECT a_id, b_id FROM nddup_pairs_to_judge('sec.docs', 'id', 'sk', 10)$$),
+	('nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)', 'shingleset',
+	 $$SELECT a_id, b_id FROM nddup_pairs_to_judge('sec.docs', 'id', 'sh', 10)$$),
+	('nddup_calibrate(regclass,double precision,double precision,integer,integer)', '',
+	 $$SELECT judged AS n FROM nddup_calibrate('sec.labels', bootstrap => 0)$$),
+	('nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)', '',
+	 $$SELECT 'ok' AS ok FROM nddup_decide('sec.docs', 'sk', 0.6, source_column => 'body')$$),
+	('nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)', 'withdraw',
+	 $$SELECT 'ok' AS ok FROM nddup_decide('sec.docs', 'sk')$$),
+	('nddup_decision(regclass,name,integer)', '',
+	 $$SELECT (regexp_match(column_check, '^([0-9]+) rows checked'))[1] AS n FROM nddup_decision('sec.docs')$$);
 
 -- a call as a role, summarised; the role change is undone with the call's
 -- subtransaction (and so are the call's locks)
@@ -350,7 +383,16 @@ SELECT (SELECT count(*) FROM catalog) AS functions,
 	(SELECT array_agg(fn ORDER BY fn::text) FROM (SELECT fn FROM catalog EXCEPT SELECT fn FROM sec.calls) x) AS not_covered,
 	(SELECT array_agg(fn ORDER BY fn::text) FROM (SELECT fn FROM sec.calls EXCEPT SELECT fn FROM catalog) x) AS not_in_catalog;
 
+-- nddup_decide() is refused to every role but the owner; nddup_decision()
+-- shows the decision only to the roles that may read the table
+SELECT fn, label, role, got FROM sec.matrix
+WHERE (fn = 'nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)'::regprocedure
+		AND (got = '42501') <> (role <> 'regress_nddup_sec_owner'))
+   OR (fn = 'nddup_decision(regclass,name,integer)'::regprocedure
+		AND (got = '-') <> NOT has_table_privilege(role, 'sec.docs', 'SELECT'));
+
 SET client_min_messages = warning;
+DELETE FROM nddup_decisions WHERE relid = 'sec.docs'::regclass;
 DROP SCHEMA sec CASCADE;
 DROP ROLE regress_nddup_sec_none, regress_nddup_sec_writer, regress_nddup_sec_cols,
 	regress_nddup_sec_alice, regress_nddup_sec_bob, regress_nddup_sec_bypass,

@@ -68,6 +68,8 @@ DECLARE
 	c_h integer[];
 	c_np bigint[];
 	c_r bigint[];
+	col name;
+	nbad bigint;
 BEGIN
 	IF pairs IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL OR strata IS NULL THEN
 		RETURN;
@@ -81,6 +83,20 @@ BEGIN
 	ELSIF strata < 1 OR strata > 1000 THEN
 		RAISE EXCEPTION 'number of strata % is out of range', strata USING ERRCODE = '22023';
 	END IF;
+	-- the judged pairs so far: a table with the columns read below (checked here, so that a wrong
+	-- table is named as such)
+	IF judged IS NOT NULL THEN
+		IF NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = judged) THEN
+			RAISE EXCEPTION 'relation with OID % does not exist', judged::oid USING ERRCODE = '42P01';
+		END IF;
+		FOREACH col IN ARRAY ARRAY['a_id', 'b_id', 'stratum', 'is_duplicate'] LOOP
+			IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = judged AND a.attname = col
+					AND a.attnum > 0 AND NOT a.attisdropped) THEN
+				RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, judged USING ERRCODE = '42703',
+					HINT = 'The judged pairs are the rows of nddup_pairs_to_judge() with is_duplicate boolean (NULL: not judged).';
+			END IF;
+		END LOOP;
+	END IF;
 	width := (1 - floor) / strata;
 
 	-- one pass: each pair's stratum, the stratum's size and the rank in a seeded order of the
@@ -90,16 +106,20 @@ BEGIN
 		taken_sql := format('EXISTS (SELECT FROM %s j WHERE j.a_id = q.id1 AND j.b_id = q.id2)', judged);
 	END IF;
 	EXECUTE format('SELECT array_agg(id1 ORDER BY h, r), array_agg(id2 ORDER BY h, r), array_agg(s ORDER BY h, r), '
-		'array_agg(h ORDER BY h, r), array_agg(np ORDER BY h, r), array_agg(r ORDER BY h, r) FROM ('
-		'SELECT id1, id2, s, h, np, row_number() OVER (PARTITION BY h ORDER BY '
+		'array_agg(h ORDER BY h, r), array_agg(np ORDER BY h, r), array_agg(r ORDER BY h, r), max(nbad) FROM ('
+		'SELECT id1, id2, s, h, np, nbad, row_number() OVER (PARTITION BY h ORDER BY '
 		'pg_catalog.hashint8extended(id1, $1) # pg_catalog.hashint8extended(id2, $1 + 1), id1, id2) AS r '
-		'FROM (SELECT q.*, count(*) OVER (PARTITION BY h) AS np, %s AS taken '
+		'FROM (SELECT q.*, count(*) OVER (PARTITION BY h) AS np, '
+		'count(*) FILTER (WHERE NOT q.s <= 1 + 1e-12) OVER () AS nbad, %s AS taken '
 		'FROM (SELECT id1, id2, s, least($2 - 1, pg_catalog.floor((s - $3) / $4 + 1e-9))::integer AS h '
 		'FROM (SELECT least(p.id1, p.id2) AS id1, greatest(p.id1, p.id2) AS id2, p.s FROM (%s) p(id1, id2, s) '
 		'WHERE p.s >= $3 - 1e-12 AND p.id1 <> p.id2) p) q) t WHERE NOT taken) x WHERE r <= $5', taken_sql, pairs)
-		INTO c_a, c_b, c_s, c_h, c_np, c_r
+		INTO c_a, c_b, c_s, c_h, c_np, c_r, nbad
 		USING seed::bigint, strata, floor, width, n;
-	IF c_a IS NULL THEN
+	IF nbad > 0 THEN
+		RAISE EXCEPTION 'the pairs query returned % similarities above 1 or NaN', nbad USING ERRCODE = '22023',
+			HINT = 'A similarity is between 0 and 1.';
+	ELSIF c_a IS NULL THEN
 		RETURN;
 	END IF;
 
@@ -291,8 +311,10 @@ DECLARE
 	t_r float8[] := '{}';
 	bt float8;
 BEGIN
-	IF labels IS NULL THEN
+	IF labels IS NULL OR bootstrap IS NULL OR seed IS NULL THEN
 		RETURN;
+	ELSIF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = labels) THEN
+		RAISE EXCEPTION 'relation with OID % does not exist', labels::oid USING ERRCODE = '42P01';
 	END IF;
 	FOREACH col IN ARRAY ARRAY['a_id', 'b_id', 'similarity', 'stratum', 'stratum_pairs', 'is_duplicate'] LOOP
 		IF NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = labels AND a.attname = col
