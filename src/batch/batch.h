@@ -260,6 +260,19 @@ typedef struct BatchRec
 extern BatchRec *batch_radix_sort(BatchRec *a, BatchRec *tmp, uint64 n);
 extern BatchRec *batch_sort_by_key(BatchRec *a, BatchRec *tmp, uint64 n);
 extern uint64 *batch_radix_sort_top(uint64 *a, uint64 *tmp, uint64 n, int bits);
+extern void batch_sort_recs_in_place(BatchRec *a, uint64 n, int skip);
+extern void batch_sort_keys_in_place(uint64 *a, uint64 n, int skip);
+extern void batch_scatter_sort(const char *a, char *tmp, uint64 n, int skip, int rs);
+
+/* The sort key of a record: its first 8 bytes. */
+static inline uint64
+batch_record_key(const char *record)
+{
+	uint64		key;
+
+	memcpy(&key, record, sizeof(uint64));
+	return key;
+}
 
 /*
  * Records of a fixed size whose first 8 bytes are an unsigned sort key,
