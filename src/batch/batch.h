@@ -57,6 +57,7 @@ typedef struct BatchCall
 									 * (batch_greedy.c), not components */
 	struct BatchGreedy *greedy; /* while its pairs are found: pairs are
 								 * edges of the greedy clustering */
+	void		(*greedy_edge) (struct BatchCall *call, int64 a, int64 b);	/* takes them */
 	int			next_pct;		/* next progress report, in % */
 	instr_time	start;
 } BatchCall;

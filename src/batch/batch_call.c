@@ -108,7 +108,7 @@ batch_put_pair(BatchCall *call, int64 a, int64 b, Datum score)
 
 	if (call->greedy != NULL)
 	{
-		batch_greedy_edge(call, a, b);
+		call->greedy_edge(call, a, b);
 		return;
 	}
 	values[0] = Int64GetDatum(a);

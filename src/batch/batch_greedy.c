@@ -191,6 +191,7 @@ batch_greedy_begin(BatchRows *rows)
 
 	g->edges = batch_partitions_begin(call, sizeof(BatchRec), Max(g->n, 1), call->mem_limit);
 	call->greedy = g;
+	call->greedy_edge = batch_greedy_edge;
 	call->mode = BATCH_PAIRS;
 }
 

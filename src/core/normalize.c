@@ -869,6 +869,15 @@ nddup_normalize_internal(const char *src, size_t from, size_t len, size_t stop_a
 	return (size_t) (p - base);
 }
 
+/* Is cp connector punctuation (General Category Pc of Unicode 15.0)? */
+bool
+nddup_is_connector(uint32_t cp)
+{
+	return cp == 0x5F || cp == 0x203F || cp == 0x2040 || cp == 0x2054 ||
+		cp == 0xFE33 || cp == 0xFE34 || (cp >= 0xFE4D && cp <= 0xFE4F) ||
+		cp == 0xFF3F;
+}
+
 /* Version of the Unicode Character Database the tables come from. */
 const char *
 nddup_unicode_version(void)

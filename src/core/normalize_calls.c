@@ -75,15 +75,6 @@ nddup_source_map_free(NddupSourceMap *map)
 	map->cap = 0;
 }
 
-/* Is cp connector punctuation (General Category Pc of Unicode 15.0)? */
-bool
-nddup_is_connector(uint32_t cp)
-{
-	return cp == 0x5F || cp == 0x203F || cp == 0x2040 || cp == 0x2054 ||
-		cp == 0xFE33 || cp == 0xFE34 || (cp >= 0xFE4D && cp <= 0xFE4F) ||
-		cp == 0xFF3F;
-}
-
 /*
  * Append to out the NFKC form of the UTF-8 text src[0..len) (invalid
  * sequences as U+FFFD), without markup removal, case folding or word

@@ -123,7 +123,14 @@ typedef struct DedupRowValues
 	Datum		verify;
 } DedupRowValues;
 
-/* trigger.c: the judged values of stored rows */
+/* trigger_row.c: what a row is judged by */
+extern bool nddup_dedup_row_sig(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
+								bool use_stored, Datum *sig);
+extern bool nddup_dedup_sig_equal(const DedupConfig *cfg, Datum a, Datum b);
+extern bool nddup_dedup_verify_unchanged(DedupCacheEntry *entry, Relation rel,
+										 HeapTuple oldtuple, bool has_verify, Datum verify);
+extern bool nddup_dedup_row_scope(DedupCacheEntry *entry, HeapTuple tuple, TupleDesc desc,
+								  Datum *scope, uint32 *hash);
 extern bool nddup_dedup_row_values(DedupCacheEntry *entry, Relation rel,
 								   HeapTuple tuple, DedupRowValues *v);
 extern bool nddup_dedup_same_values(DedupCacheEntry *entry, Relation rel,
