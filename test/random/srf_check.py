@@ -107,6 +107,37 @@ def cluster_rows(rows, edges, singletons, key):
     return out
 
 
+def greedy_rows(rows, edges, singletons, key):
+    """(id, cluster id) rows of mode 'greedy': rows in key order join the
+    earliest original they match, else become originals (clusters without
+    chains); an original left alone is a singleton."""
+    adj = {r: set() for r in rows}
+    for a, b in edges:
+        if a != b and a in adj and b in adj:
+            adj[a].add(b)
+            adj[b].add(a)
+    original = {}
+    for r in sorted(rows, key=key):
+        earlier = [o for o in adj[r] if original.get(o) == o]
+        original[r] = min(earlier, key=key) if earlier else r
+    members = {}
+    for r in rows:
+        members.setdefault(original[r], []).append(r)
+    return [(r, o) for o, group in members.items() if singletons or len(group) > 1 for r in group]
+
+
+def mode_rows(mode, rows, edges, singletons, key):
+    """The expected clusters of a mode: 'greedy' (the default) or 'components'."""
+    if mode == "components":
+        return cluster_rows(rows, edges, singletons, key)
+    return greedy_rows(rows, edges, singletons, key)
+
+
+def mode_arg(mode):
+    """The SQL argument of a mode: none for the default half of the time."""
+    return "" if mode is None else ", mode => '%s'" % mode
+
+
 def order_key(ords, ids):
     """Earliest-row order of the batch functions: order key (NULLs last), id."""
     def key(r):
@@ -249,12 +280,13 @@ class Iteration:
         singletons = rng.random() < 0.7
         with_ord = rng.random() < 0.5
         key = order_key(self.ords if with_ord else None, ids)
-        clusters = [(ids[r], ids[c]) for r, c in cluster_rows(valid, within, singletons, key)]
+        mode = rng.choice([None, "greedy", "components"])
+        clusters = [(ids[r], ids[c]) for r, c in mode_rows(mode, valid, within, singletons, key)]
         e, o = expect(clusters)
-        self.check("clusters_query", "SELECT * FROM hamming_clusters('SELECT id, fp%s FROM t', %d, %s)"
-                   % (", ord" if with_ord else "", radius, singletons), e, o)
-        self.check("clusters_rel", "SELECT * FROM hamming_clusters('t', 'id', 'fp', %d, %s, %s)"
-                   % (radius, "'ord'" if with_ord else "NULL", singletons), e, o)
+        self.check("clusters_query", "SELECT * FROM hamming_clusters('SELECT id, fp%s FROM t', %d, %s%s)"
+                   % (", ord" if with_ord else "", radius, singletons, mode_arg(mode)), e, o)
+        self.check("clusters_rel", "SELECT * FROM hamming_clusters('t', 'id', 'fp', %d, %s, %s%s)"
+                   % (radius, "'ord'" if with_ord else "NULL", singletons, mode_arg(mode)), e, o)
 
         self.assign_check(radius, bad_radius)
         self.from_pairs_check()
@@ -311,13 +343,10 @@ class Iteration:
         nodes = sorted({x for pr in prs for x in pr if x is not None})
         edges = [(a, b) for a, b in prs if a is not None and b is not None]
         singletons = rng.random() < 0.5
-        root = components(nodes, edges)
-        members = {}
-        for x in nodes:
-            members.setdefault(root[x], []).append(x)
-        rows = [(x, min(g)) for g in members.values() if singletons or len(g) > 1 for x in g]
-        self.check("from_pairs", "SELECT * FROM clusters_from_pairs('SELECT a, b FROM p', %s)" % singletons,
-                   "rows", rows)
+        mode = rng.choice([None, "greedy", "components"])
+        rows = mode_rows(mode, nodes, edges, singletons, lambda x: x)
+        self.check("from_pairs", "SELECT * FROM clusters_from_pairs('SELECT a, b FROM p', %s%s)"
+                   % (singletons, mode_arg(mode)), "rows", rows)
 
     def index_checks(self):
         rng = self.rng
@@ -420,16 +449,17 @@ class Iteration:
         self.threshold_bad = bad
         singletons = rng.random() < 0.7
         with_ord = rng.random() < 0.5
-        self.mh_params = (singletons, with_ord)
+        mode = rng.choice([None, "greedy", "components"])
+        self.mh_params = (singletons, with_ord, mode)
         exp = "22023" if bad else "rows"
         self.check("mh_pairs", "SELECT * FROM minhash_pairs('SELECT id, s FROM d', %s)" % t, exp)
         self.check("mh_pairs_rel", "SELECT * FROM minhash_pairs('d', 'id', 's', %s)" % t, exp)
         self.check("mh_join", "SELECT * FROM minhash_join('SELECT id, s FROM d WHERE side', "
                    "'SELECT id, s FROM d WHERE NOT side', %s)" % t, exp)
-        self.check("mh_clusters", "SELECT * FROM minhash_clusters('SELECT id, s%s FROM d', %s, singletons => %s)"
-                   % (", ord" if with_ord else "", t, singletons), exp)
-        self.check("mh_clusters_rel", "SELECT * FROM minhash_clusters('d', 'id', 's', %s, %s, %s)"
-                   % (t, "'ord'" if with_ord else "NULL", singletons), exp)
+        self.check("mh_clusters", "SELECT * FROM minhash_clusters('SELECT id, s%s FROM d', %s, singletons => %s%s)"
+                   % (", ord" if with_ord else "", t, singletons, mode_arg(mode)), exp)
+        self.check("mh_clusters_rel", "SELECT * FROM minhash_clusters('d', 'id', 's', %s, %s, %s%s)"
+                   % (t, "'ord'" if with_ord else "NULL", singletons, mode_arg(mode)), exp)
         bands = None if rng.random() < 0.3 else rng.choice([rng.randint(1, self.k), rng.randint(0, 1100)])
         rows = None if rng.random() < 0.3 else rng.choice([rng.randint(1, 8), rng.randint(0, 1100)])
         self.bands = (bands, rows)
@@ -484,11 +514,11 @@ class Iteration:
                 elif sb and not sa:
                     join.append((b, a, s))
             out["mh_join"] = ("rows", join)
-            singletons, with_ord = self.mh_params
+            singletons, with_ord, mode = self.mh_params
             nodes = [i for i, r in rows.items() if r[2]]
             ords = {i: rows[i][0] for i in nodes}
             key = order_key(ords if with_ord else None, {i: i for i in nodes})
-            cl = cluster_rows(nodes, [(a, b) for a, b, *_ in hit], singletons, key)
+            cl = mode_rows(mode, nodes, [(a, b) for a, b, *_ in hit], singletons, key)
             out["mh_clusters"] = out["mh_clusters_rel"] = ("rows", cl)
             # explicit bands: exact when they cover every pair at the threshold
             k = self.k
