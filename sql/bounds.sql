@@ -29,6 +29,7 @@ RESET enable_seqscan;
 -- hamming_index_stats() on an index left invalid by a failed CREATE INDEX
 -- CONCURRENTLY
 CREATE FUNCTION bounds_fail(simhash64) RETURNS simhash64 LANGUAGE plpgsql IMMUTABLE
+	SET search_path FROM CURRENT
 	AS $$ BEGIN IF $1 = simhash('bounds text number 50') THEN RAISE EXCEPTION 'no index for this row'; END IF; RETURN $1; END $$;
 \set VERBOSITY terse
 CREATE INDEX CONCURRENTLY bounds_bad_idx ON bounds_fp USING hamming ((bounds_fail(fp)));

@@ -13,7 +13,7 @@ ORDER BY n;
 CREATE TABLE progress_docs (id int, body text);
 INSERT INTO progress_docs SELECT g, 'document number ' || g FROM generate_series(1, 2) g;
 CREATE FUNCTION progress_probe(t text) RETURNS simhash64
-LANGUAGE plpgsql IMMUTABLE AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
 DECLARE
 	r record;
 BEGIN
