@@ -253,7 +253,7 @@ INSERT INTO sec.calls VALUES
 	('hamming_nearest(regclass,name,name,simhash64,integer)', '',
 	 $$SELECT id FROM hamming_nearest('sec.docs', 'id', 'fp', simhash(sec.text1()), 3)$$),
 	('hamming_index_stats(regclass)', '',
-	 $$SELECT sorted_rows + appendix_rows AS n FROM hamming_index_stats('sec.docs_fp_idx')$$),
+	 $$SELECT 'counted' AS entries FROM hamming_index_stats('sec.docs_fp_idx') WHERE sorted_rows + appendix_rows > 0$$),
 	('minhash_pairs(text,double precision,bigint,bigint,double precision)', '',
 	 $$SELECT id1, id2 FROM minhash_pairs('SELECT id, sk FROM sec.docs', 0.5)$$),
 	('minhash_pairs(regclass,name,name,double precision,bigint,bigint,name,double precision)', '',
