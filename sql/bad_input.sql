@@ -7,7 +7,7 @@
 -- operator class options; databases in LATIN1 and SQL_ASCII.  Every error
 -- must be an ereport with a specific SQLSTATE (22P02 bad literal, 22P03 bad
 -- binary value, 22023 bad parameter, 54000 limit, ...): never a crash,
--- never XX000.  The 100 MB documents are in test/reliability/big_document.sh.
+-- never XX000.  The 100 MB documents are in test/bench/reliability/big_document.sh.
 --
 \getenv abs_builddir PG_ABS_BUILDDIR
 \set recv_file :abs_builddir '/results/bad_input_recv.bin'
@@ -534,7 +534,7 @@ ORDER BY signature::text, pos, argument;
 -- 5. Big and degenerate documents, 1 to 3 MB each: distinct words, one token
 -- repeated 500,000 times, one 3 MB token, unclosed markup, entities,
 -- combining marks, ideographs, a ligature that NFKC expands 18-fold.  (The
--- 100 MB documents are in test/reliability/big_document.sh.)
+-- 100 MB documents are in test/bench/reliability/big_document.sh.)
 --
 CREATE TABLE bad_input.big AS
 SELECT 'distinct words' AS label, (SELECT string_agg(md5(g::text), ' ') FROM generate_series(1, 60000) g) AS doc

@@ -18,7 +18,7 @@
 CREATE SEQUENCE completed;
 SET work_mem = '64MB';
 
--- begin data (test/reliability/cancel_latency.sh runs this part with larger
+-- begin data (test/bench/reliability/cancel_latency.sh runs this part with larger
 -- sizes in the variables below)
 \if :{?big}
 \else

@@ -7,7 +7,7 @@
 #   test/bench/filter_bench.sh [DATA_DIR] [MAN_CORPUS]
 # DATA_DIR (default ../shared/data) holds debian-descriptions-en.tsv.gz;
 # MAN_CORPUS (default /work/cache/corpora/labelled/man.tsv.gz, skipped when
-# absent) is the labelled manual-page corpus of test/quality/corpora.
+# absent) is the labelled manual-page corpus of test/bench/quality/corpora.
 # One backend, no parallel workers; the plain and the filtered query run
 # alternately, RUNS (5) times each after a warm-up, and the best time of
 # each is kept, so that a change of the machine's load hits both alike.

@@ -1,5 +1,5 @@
 -- Quality of the shipped defaults and of the recommended threshold on the labelled corpora
--- (test/quality/corpora/run_quality.sh).  A corpus NAME is the table d_NAME (doc_id, cluster_id,
+-- (test/bench/quality/corpora/run_quality.sh).  A corpus NAME is the table d_NAME (doc_id, cluster_id,
 -- kind, body, sk minhash_sketch, fp simhash64); every number is computed through nddup in SQL.
 SET client_min_messages = warning;
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Tables and gnuplot plots of the detection-quality harness (called by test/quality/run.sh).
+"""Tables and gnuplot plots of the detection-quality harness (called by test/bench/quality/run.sh).
 
   report.py --work DIR --out PLOTDIR --report REPORT.md --main DATASET [--seconds N] [--command TEXT]
 
 Reads DIR/{methods,results,results_exact,deb_full}.csv and DIR/datasets.txt, writes PLOTDIR/*.png
-(gnuplot scripts test/quality/*.gp), prints every table, and replaces the blocks between
+(gnuplot scripts test/bench/quality/*.gp), prints every table, and replaces the blocks between
 `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` in REPORT (creates REPORT with all the
 blocks if it does not exist).  Python 3 standard library only.
 """

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Detection quality of every nddup method on a labelled corpus (issue "Detection quality").
 #
-#   test/quality/run.sh CORPUS.tsv.gz [--out docs/reports/quality] [--report docs/reports/quality.md]
+#   test/bench/quality/run.sh CORPUS.tsv.gz [--out docs/reports/quality] [--report docs/reports/quality.md]
 #                       [--langs "data/quality/*.tsv.gz" | --no-langs] [--debian FILE | --no-debian]
 #
 # CORPUS: gzip TSV with a header, columns doc_id, cluster_id, kind, edits, text (COPY text escapes),
 # as made by gen_neardup.py.  Starts a private temporary PostgreSQL instance (scripts/lib.sh), loads
-# the corpus, computes every method through the extension in SQL (test/quality/harness.sql,
+# the corpus, computes every method through the extension in SQL (test/bench/quality/harness.sql,
 # methods.sql), scores pairwise P/R/F1, ARI of the induced clusters and containment recall, and
 # scores every method against exact word 3-shingle Jaccard >= t.  Then the same for each labelled
 # language set (data/quality/<lang>.tsv.gz), and pair counts of the defaults on the 64K Debian
@@ -14,8 +14,8 @@
 # Writes the plots (gnuplot) into --out and the generated tables into --report between its
 # "<!-- generated:NAME -->" markers (tables also go to stdout).  Needs Python 3 and gnuplot.
 
-source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
-HERE=$NDDUP_ROOT/test/quality
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
+HERE=$NDDUP_ROOT/test/bench/quality
 ARGS="$*"
 
 CORPUS=
@@ -116,5 +116,5 @@ pg_sql -At -c "SELECT ds, count(*) FILTER (WHERE kind IN ('original','near','tem
 	(SELECT count(*) FROM positives p WHERE p.ds = c.ds), count(*) FROM corpus c GROUP BY ds" >"$WORKDIR/datasets.txt"
 T_END=$(date +%s)
 python3 "$HERE/report.py" --work "$WORKDIR" --out "$OUT" --report "$REPORT" --main "$MAIN" \
-	--seconds $((T_END - T_START)) --command "test/quality/run.sh $ARGS"
+	--seconds $((T_END - T_START)) --command "test/bench/quality/run.sh $ARGS"
 echo "== done in $((T_END - T_START)) s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quality of the shipped defaults and of nddup_recommend_threshold() on every labelled corpus.
 #
-#   test/quality/corpora/run_quality.sh [CACHE_DIR] [--report FILE] [--only NAME,...]
+#   test/bench/quality/corpora/run_quality.sh [CACHE_DIR] [--report FILE] [--only NAME,...]
 #
 # CACHE_DIR (default /work/cache/corpora) holds labelled/*.tsv.gz, made by build.sh in this
 # directory; neardup-dev comes from ../shared/data (or /work/shared/data).  Starts a private temporary PostgreSQL
@@ -12,8 +12,8 @@
 # and with verification (hamming_pairs(..., verify => 0.3)) and the recommended radius.  Prints the
 # tables (report_quality.py) and, with --report, rewrites its "<!-- generated:corpora -->" block.
 
-source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
-HERE=$NDDUP_ROOT/test/quality/corpora
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../scripts/lib.sh"
+HERE=$NDDUP_ROOT/test/bench/quality/corpora
 ARGS="$*"
 CACHE=/work/cache/corpora
 REPORT=
@@ -32,7 +32,7 @@ NEARDUP=
 for f in "$NDDUP_ROOT/../shared/data/neardup-dev.tsv.gz" /work/shared/data/neardup-dev.tsv.gz; do
 	[ -f "$f" ] && { NEARDUP=$(readlink -f "$f"); break; }
 done
-[ -d "$CACHE/labelled" ] || { echo "no $CACHE/labelled: run test/quality/corpora/build.sh $CACHE first" >&2; exit 2; }
+[ -d "$CACHE/labelled" ] || { echo "no $CACHE/labelled: run test/bench/quality/corpora/build.sh $CACHE first" >&2; exit 2; }
 
 echo "== start $(date -u +%FT%TZ); uptime: $(uptime)"
 T_START=$(date +%s)
@@ -65,5 +65,5 @@ pg_sql -A -F $'\t' -P footer=off -c "SELECT * FROM qrecommend ORDER BY 1, 2" >"$
 pg_sql -A -F $'\t' -P footer=off -c "SELECT ds, count(*) FILTER (WHERE kind IN ('original', 'near', 'templated')) AS scored,
 	count(*) AS docs FROM qcorpora GROUP BY ds ORDER BY ds" >"$WORKDIR/qsizes.tsv"
 echo "== end $(date -u +%FT%TZ), $((T_END - T_START)) s; uptime: $(uptime)"
-python3 "$HERE/report_quality.py" --work "$WORKDIR" --command "test/quality/corpora/run_quality.sh $ARGS" \
+python3 "$HERE/report_quality.py" --work "$WORKDIR" --command "test/bench/quality/corpora/run_quality.sh $ARGS" \
 	--seconds $((T_END - T_START)) --load "$(cut -d' ' -f1-3 /proc/loadavg)" ${REPORT:+--report "$REPORT"}

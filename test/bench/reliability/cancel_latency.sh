@@ -22,7 +22,7 @@
 # recommender) run in both modes; --no-big-data skips the 592 MB texts, the
 # 8M-hash set and the 3M-row index table (their cases then end at once).
 #
-# usage: test/reliability/cancel_latency.sh [--repeat N] [--timeout-ms T]
+# usage: test/bench/reliability/cancel_latency.sh [--repeat N] [--timeout-ms T]
 #                                           [--cancel-after S] [--only REGEX]
 #                                           [--sweep N] [--cap S] [--no-big-data]
 #                                           [--no-build]

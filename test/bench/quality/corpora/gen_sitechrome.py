@@ -19,7 +19,7 @@ import sys
 
 def main():
     argv = sys.argv[1:]
-    gen_path, sites = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bench', 'gen_neardup.py'), 20
+    gen_path, sites = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'gen_neardup.py'), 20
     if '--gen' in argv:
         i = argv.index('--gen')
         gen_path = argv[i + 1]

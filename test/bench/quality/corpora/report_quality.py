@@ -122,7 +122,7 @@ def main():
     summary = (f"Targets: the recommended threshold within 0.005 F1 of min-hash's best threshold on "
                f"**{met_rec} of {n}** corpora; the shipped default (0.3) within 0.01 of exact Jaccard's best "
                f"(and ≥ 0.95 where that is above 0.97) on **{met_def} of {n}**.")
-    head = (f"Command: `{a.command.strip() or 'test/quality/corpora/run_quality.sh'}`; {a.seconds} s; "
+    head = (f"Command: `{a.command.strip() or 'test/bench/quality/corpora/run_quality.sh'}`; {a.seconds} s; "
             f"load average at the end {a.load}.")
     parts = [head, '', summary, '', *t1, '', *t2]
     if len(t3) > 2:

@@ -1,4 +1,4 @@
--- The calibration loop on labelled corpora, a simulated person (test/quality/calibrate.sh): for a
+-- The calibration loop on labelled corpora, a simulated person (test/bench/quality/calibrate.sh): for a
 -- corpus NAME (table c_NAME: doc_id, cluster_id, kind, body, ss = shingle_set(body),
 -- sk = minhash(body), the scored rows only), nddup_pairs_to_judge's sampling proposes N pairs, the corpus
 -- truth labels them, nddup_calibrate estimates; the threshold is then scored on every pair of the

@@ -21,7 +21,7 @@
 # Runs its own temporary PostgreSQL instance (scripts/lib.sh); everything
 # under nice -n 19.  Needs about 3 GB of free memory and 2 GB of disk.
 #
-# usage: test/reliability/memory.sh [--part a|b|c] [--no-reference] [--no-build]
+# usage: test/bench/reliability/memory.sh [--part a|b|c] [--no-reference] [--no-build]
 #                                    [--text-mb N]
 #   --no-reference  skip the in-memory reference runs (large work_mem)
 #   --text-mb N     size of the documents of part (c) (default 100)

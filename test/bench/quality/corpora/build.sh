@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the labelled near-duplicate corpora from Debian bookworm (main), with one command:
 #
-#   test/quality/corpora/build.sh [CACHE_DIR]        (default /work/cache/corpora)
+#   test/bench/quality/corpora/build.sh [CACHE_DIR]        (default /work/cache/corpora)
 #
 # Everything comes from Debian's apt mirror through apt itself, with a private apt state under
 # CACHE_DIR/apt (its own sources.list, lists and cache: the system's apt lists are not touched):
@@ -16,7 +16,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 C=${1:-/work/cache/corpora}
 PY=${PYTHON:-/usr/bin/python3}
-GEN=${GEN:-$HERE/../../bench/gen_neardup.py}
+GEN=${GEN:-$HERE/../../gen_neardup.py}
 SEED=${SEED:-1}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$C"/apt/lists/partial "$C"/apt/cache/archives/partial "$C"/apt/sources.list.d \

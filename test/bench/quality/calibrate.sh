@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The calibration loop on every labelled corpus, with a simulated person.
 #
-#   test/quality/calibrate.sh [CACHE_DIR] [--report FILE] [--only NAME,...] [--seeds N] [--keep DIR]
+#   test/bench/quality/calibrate.sh [CACHE_DIR] [--report FILE] [--only NAME,...] [--seeds N] [--keep DIR]
 #
 # Corpora: neardup-dev (../shared/data or /work/shared/data), the language sets data/quality/*.tsv.gz
 # (lang-LANG), and CACHE_DIR/labelled/*.tsv.gz and CACHE_DIR/stress/*.tsv.gz when present (made by
-# test/quality/corpora/build.sh; default CACHE_DIR /work/cache/corpora).  Starts a private temporary
+# test/bench/quality/corpora/build.sh; default CACHE_DIR /work/cache/corpora).  Starts a private temporary
 # PostgreSQL (scripts/lib.sh), loads each corpus's scored rows (original, near, templated) with
 # ss = shingle_set(body) and sk = minhash(body), and for both columns (exact: shingle sets,
 # minhash: sketches), 100 and 30 labels, seeds 1..N (default 5), in two rounds (half the pairs, then
@@ -13,12 +13,12 @@
 # proposes the pairs, the corpus truth labels them (both rows original or near of one cluster), nddup_calibrate
 # returns the threshold and its estimates; the threshold is scored on every pair of the corpus,
 # beside the best threshold of the same column (the ceiling) and nddup_recommend_threshold's
-# (test/quality/calibrate.sql).  Prints the tables (calibrate_report.py) and, with --report,
+# (test/bench/quality/calibrate.sql).  Prints the tables (calibrate_report.py) and, with --report,
 # rewrites FILE's "<!-- generated:calibrate -->" block.  --keep DIR keeps the run's tables there (the
 # report of several runs: calibrate_report.py --work DIR1 --work DIR2 ...).
 
-source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
-HERE=$NDDUP_ROOT/test/quality
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
+HERE=$NDDUP_ROOT/test/bench/quality
 ARGS="$*"
 CACHE=/work/cache/corpora
 REPORT=
@@ -80,8 +80,8 @@ pg_sql -A -F $'\t' -P footer=off -c "SELECT r.*, q.docs, q.npos FROM cq_ref r JO
 echo "== end $(date -u +%FT%TZ), $((T_END - T_START)) s; uptime: $(uptime)"
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" && cp "$WORKDIR"/cq_result.tsv "$WORKDIR"/cq_ref.tsv "$KEEP"/
-	printf '%s\t%s\t%s\n' "test/quality/calibrate.sh $ARGS" $((T_END - T_START)) "$(cut -d' ' -f1-3 /proc/loadavg)" \
+	printf '%s\t%s\t%s\n' "test/bench/quality/calibrate.sh $ARGS" $((T_END - T_START)) "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		>"$KEEP/run.txt"
 fi
-python3 "$HERE/calibrate_report.py" --work "$WORKDIR" --command "test/quality/calibrate.sh $ARGS" \
+python3 "$HERE/calibrate_report.py" --work "$WORKDIR" --command "test/bench/quality/calibrate.sh $ARGS" \
 	--seconds $((T_END - T_START)) --load "$(cut -d' ' -f1-3 /proc/loadavg)" ${REPORT:+--report "$REPORT"}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Shared start of the scripts in test/reliability: lowest priority, build and
+# Shared start of the scripts in test/bench/reliability: lowest priority, build and
 # install (unless BUILD=0), a private temporary instance (scripts/lib.sh)
 # without JIT, and a header line about the machine.  Source it after setting
 # BUILD; then call reliability_start "title".
 
-source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/scripts/lib.sh"
 
 # Start at nice 19 (the server inherits it), set up the instance, print the header.
 reliability_start() {

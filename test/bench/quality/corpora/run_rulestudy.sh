@@ -1,7 +1,7 @@
 #!/bin/bash
 # The decision-rule study of docs/reports/quality.md ("Other decision rules"), with one command:
 #
-#   test/quality/corpora/run_rulestudy.sh [CACHE_DIR]      (default /work/cache/corpora)
+#   test/bench/quality/corpora/run_rulestudy.sh [CACHE_DIR]      (default /work/cache/corpora)
 #
 # Needs the labelled corpora of build.sh in CACHE_DIR/labelled/ and /work/shared/data/neardup-dev.tsv.gz;
 # writes CACHE_DIR/rules/<corpus>.pairs.npz (exact pair features, kept: delete one to redo it) and

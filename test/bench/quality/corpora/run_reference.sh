@@ -1,7 +1,7 @@
 #!/bin/bash
 # Reference numbers for every corpus that build.sh made (one process at a time, one core):
 #
-#   test/quality/corpora/run_reference.sh [CACHE_DIR]      (default /work/cache/corpora)
+#   test/bench/quality/corpora/run_reference.sh [CACHE_DIR]      (default /work/cache/corpora)
 #
 # writes CACHE_DIR/ref/<corpus>.ref.json (+ .nn.npz, .table.md, .log), then
 #   ref/summary.md     unfiltered ceilings, F1 at 0.3 by df cut-off, the rule search (summary.py)

@@ -2,7 +2,7 @@
 # Every text function of nddup on 100 MB documents: each call must return a
 # result or a clean error (SQLSTATE 54000 for results over a limit), never
 # crash the server.  Not part of CI (minutes, several GB of memory).
-#   test/reliability/big_document.sh            (MB=100 by default)
+#   test/bench/reliability/big_document.sh            (MB=100 by default)
 # Documents, built in SQL from the sample corpus shipped in data/:
 #   prose   the Debian descriptions of data/debian-sample.tsv.gz repeated
 #   token   one token repeated ("spam ")
@@ -11,7 +11,7 @@
 # error's SQLSTATE and message, and the backend's peak RSS (VmHWM) after it.
 # Finally a 100 MB document is inserted into a table with the dedup trigger.
 
-source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
 MB=${MB:-100}
 
 ensure_packages

@@ -1,4 +1,4 @@
--- The database test/reliability/sqlsmith.sh points sqlsmith at: the extension
+-- The database test/bench/reliability/sqlsmith.sh points sqlsmith at: the extension
 -- in its own schema, tables holding every nddup type built from the sample
 -- corpus (psql variable sample: the path of a gzipped TSV with a header line and
 -- the columns id, package, text; read by the server), every

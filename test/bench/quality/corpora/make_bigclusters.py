@@ -30,7 +30,7 @@ def main():
     ap.add_argument('--sizes', default='20,50,100,200')
     ap.add_argument('--per', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--gen', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bench', 'gen_neardup.py'))
+    ap.add_argument('--gen', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'gen_neardup.py'))
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location('gen_neardup', a.gen)
     gen = importlib.util.module_from_spec(spec)

@@ -3,7 +3,7 @@
 # seconds against a private temporary PostgreSQL instance holding a database
 # with the extension, tables of every nddup type filled from the sample corpus
 # in data/, every index kind and two tables with the duplicate trigger
-# (test/reliability/sqlsmith_schema.sql), then check the server log for
+# (test/bench/reliability/sqlsmith_schema.sql), then check the server log for
 # crashes and print a summary.  Not part of CI: docs/reports/sqlsmith.md has the
 # command and the last recorded run.
 #
@@ -24,14 +24,14 @@
 #                  /tmp/nddup-sqlsmith; emptied first)
 #   NDDUP_DESTDIR  install the extension there instead of the system (lib.sh)
 #
-# Usage: test/reliability/sqlsmith.sh [--no-install]
+# Usage: test/bench/reliability/sqlsmith.sh [--no-install]
 # Exits 1 when the server crashed, an assertion failed, a query raised an
 # internal error (SQLSTATE XX*, or "unexpected", "cache lookup failed",
 # "assert" outside the classes 22 and 42) or ignored the statement timeout
 # for 5 s, or when sqlsmith stopped early.
 set -euo pipefail
 
-source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/scripts/lib.sh"
 
 DURATION=${DURATION:-1800}
 SEED=${SEED:-20241124}
@@ -98,7 +98,7 @@ echo "== building the test database (extension, tables from data/, indexes, trig
 pg_sql -c "CREATE DATABASE smith"
 cp "$NDDUP_ROOT/data/debian-sample.tsv.gz" "$WORKDIR/sample.tsv.gz"
 chmod 644 "$WORKDIR/sample.tsv.gz"
-pg_sql -d smith -v sample="$WORKDIR/sample.tsv.gz" -f "$NDDUP_ROOT/test/reliability/sqlsmith_schema.sql"
+pg_sql -d smith -v sample="$WORKDIR/sample.tsv.gz" -f "$NDDUP_ROOT/test/bench/reliability/sqlsmith_schema.sql"
 pg_sql -d smith -At -F ' ' -c "SELECT 'corpus.' || relname, reltuples::bigint FROM pg_class
 	WHERE relnamespace = 'corpus'::regnamespace AND relkind = 'r' ORDER BY 1" | sed 's/^/   /'
 # count only sqlsmith's calls of nddup functions, not the set-up's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of test/quality/calibrate.sh: per labelled corpus and column (exact shingle sets, min-hash
+"""Tables of test/bench/quality/calibrate.sh: per labelled corpus and column (exact shingle sets, min-hash
 sketches), the F1 of the threshold calibrated from 100 and 30 judged pairs (5 seeds) beside the best
 threshold's (the ceiling) and the recommender's, and the estimated precision / recall beside the
 true ones.  Prints them and, with --report FILE, rewrites FILE's "<!-- generated:calibrate -->" block."""
