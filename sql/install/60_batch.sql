@@ -14,7 +14,7 @@ CREATE FUNCTION @extschema@.hamming_pairs(query text, radius integer, verify flo
 COMMENT ON FUNCTION @extschema@.hamming_pairs(text, integer, float8)
 	IS 'all pairs of rows of a query (id, simhash64[, verification value]) whose fingerprints differ in at most radius bits; with verify, only pairs whose values reach that resemblance';
 
-CREATE FUNCTION @extschema@.hamming_pairs(rel regclass, id_column name, fp_column name, radius integer,
+CREATE FUNCTION @extschema@.hamming_pairs(rel regclass, id_column name, fp_column name, radius integer DEFAULT NULL,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, distance integer)
 	AS 'MODULE_PATHNAME', 'hamming_pairs_rel'
@@ -37,7 +37,7 @@ CREATE FUNCTION @extschema@.hamming_clusters(query text, radius integer, singlet
 COMMENT ON FUNCTION @extschema@.hamming_clusters(text, integer, boolean, float8, text)
 	IS 'clusters of a query (id, simhash64[, order key][, verification value]): by default (mode greedy) each member is within radius of its cluster''s original, the earliest row (by order key, then id) that is not within radius of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance match';
 
-CREATE FUNCTION @extschema@.hamming_clusters(rel regclass, id_column name, fp_column name, radius integer,
+CREATE FUNCTION @extschema@.hamming_clusters(rel regclass, id_column name, fp_column name, radius integer DEFAULT NULL,
 	order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
@@ -50,7 +50,7 @@ COMMENT ON FUNCTION @extschema@.hamming_clusters(regclass, name, name, integer, 
 -- literals or parameters resolves to this form (its radius is float8, as
 -- the query form's fourth argument, since float8 is the preferred type of
 -- that position; a radius that is not an integer fails as integer input).
-CREATE FUNCTION @extschema@.hamming_clusters(rel text, id_column name, fp_column name, radius float8,
+CREATE FUNCTION @extschema@.hamming_clusters(rel text, id_column name, fp_column name, radius float8 DEFAULT NULL,
 	order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)

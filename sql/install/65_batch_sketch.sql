@@ -22,7 +22,7 @@ COMMENT ON FUNCTION @extschema@.minhash_pairs(text, float8, bigint, bigint, floa
 	IS 'all pairs of rows of a query (id, minhash_sketch[, verification value]) whose estimated resemblance is at least threshold; with verify, only pairs whose values reach that resemblance (then reported)';
 
 CREATE FUNCTION @extschema@.minhash_pairs(rel regclass, id_column name, sketch_column name,
-	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
+	threshold float8 DEFAULT NULL, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	AS 'MODULE_PATHNAME', 'minhash_pairs_rel'
@@ -31,7 +31,7 @@ COMMENT ON FUNCTION @extschema@.minhash_pairs(regclass, name, name, float8, bigi
 	IS 'all pairs of rows of a relation whose min-hash sketches'' estimated resemblance is at least threshold; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold)';
 
 CREATE FUNCTION @extschema@.minhash_pairs(rel text, id_column name, sketch_column name,
-	threshold float8, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
+	threshold float8 DEFAULT NULL, bands bigint DEFAULT NULL, "rows" bigint DEFAULT NULL,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL)
 	RETURNS TABLE (id1 bigint, id2 bigint, resemblance float8)
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
@@ -58,7 +58,7 @@ COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, b
 	IS 'clusters of a query (id, minhash_sketch[, order key][, verification value]) at resemblance >= threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order key, then id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance match';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,
-	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'minhash_clusters_rel'
@@ -67,7 +67,7 @@ COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, n
 	IS 'clusters of a relation at resemblance >= threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order_column, then smallest id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) match';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel text, id_column name, sketch_column name,
-	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE

@@ -17,10 +17,10 @@ COMMENT ON FUNCTION @extschema@.shingleset_pairs(text, float8, text)
 	IS 'every pair of rows of a query (id, shingleset) whose exact Jaccard (or containment of the smaller set in the larger) reaches threshold';
 
 CREATE FUNCTION @extschema@.shingleset_pairs(rel regclass, id_column name, set_column name,
-	threshold float8, measure text DEFAULT 'jaccard')
+	threshold float8 DEFAULT NULL, measure text DEFAULT 'jaccard')
 	RETURNS TABLE (id1 bigint, id2 bigint, similarity float8)
 	AS 'MODULE_PATHNAME', 'shingleset_pairs_rel'
-	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.shingleset_pairs(regclass, name, name, float8, text)
 	IS 'every pair of rows of a relation whose shingle sets'' exact Jaccard (or containment) reaches threshold';
 
@@ -41,7 +41,7 @@ COMMENT ON FUNCTION @extschema@.shingleset_clusters(text, float8, boolean, text,
 	IS 'clusters of a query (id, shingleset[, order key]) at threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order key, then id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; named after their earliest member';
 
 CREATE FUNCTION @extschema@.shingleset_clusters(rel regclass, id_column name, set_column name,
-	threshold float8, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	measure text DEFAULT 'jaccard', mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'shingleset_clusters_rel'
@@ -54,7 +54,7 @@ COMMENT ON FUNCTION @extschema@.shingleset_clusters(regclass, name, name, float8
 -- the query form's fourth argument (the measure) is one and PostgreSQL would
 -- otherwise find the two forms equally good
 CREATE FUNCTION @extschema@.shingleset_clusters(rel text, id_column name, set_column name,
-	threshold text, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold text DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
 	measure text DEFAULT 'jaccard', mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE

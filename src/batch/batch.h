@@ -137,6 +137,8 @@ extern void nddup_init_receiver(struct _DestReceiver *r,
 								bool (*receive) (struct TupleTableSlot *slot,
 												 struct _DestReceiver *self));
 extern void nddup_run_input(struct _SPI_plan *plan, struct _DestReceiver *dest);
+extern void nddup_batch_decided_arg(FunctionCallInfo fcinfo, int argno,
+									const char *fname, const char *method);
 extern char *nddup_relation_query(const char *fname, Oid relid, Name idcol,
 								  Name valcol, Name ordcol, Name verifycol,
 								  const NddupColRole *roles, Oid own_type);

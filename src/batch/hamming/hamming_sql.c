@@ -288,6 +288,7 @@ hamming_pairs_rel(PG_FUNCTION_ARGS)
 	Name		verifycol;
 	double		threshold;
 
+	nddup_batch_decided_arg(fcinfo, 3, "hamming_pairs", "simhash64");
 	if (any_null_arg(fcinfo, 4))
 		return (Datum) 0;
 	if (nddup_dist_hamming_pairs(fcinfo, true))
@@ -370,6 +371,7 @@ hamming_clusters_rel(PG_FUNCTION_ARGS)
 	double		threshold;
 	bool		greedy;
 
+	nddup_batch_decided_arg(fcinfo, 3, "hamming_clusters", "simhash64");
 	if (any_null_arg(fcinfo, 4) || !batch_cluster_mode_arg(fcinfo, 8, &greedy))
 		return (Datum) 0;
 	if (!greedy && nddup_dist_hamming_clusters(fcinfo, true))

@@ -251,10 +251,18 @@ shingleset_pairs_query(PG_FUNCTION_ARGS)
 Datum
 shingleset_pairs_rel(PG_FUNCTION_ARGS)
 {
-	char	   *query = nddup_relation_query("shingleset_pairs", PG_GETARG_OID(0),
-											 PG_GETARG_NAME(1), PG_GETARG_NAME(2), NULL, NULL,
-											 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
+	char	   *query;
 
+	nddup_batch_decided_arg(fcinfo, 3, "shingleset_pairs", "shingleset");
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
+	{
+		/* like a STRICT function: no rows */
+		InitMaterializedSRF(fcinfo, 0);
+		return (Datum) 0;
+	}
+	query = nddup_relation_query("shingleset_pairs", PG_GETARG_OID(0),
+								 PG_GETARG_NAME(1), PG_GETARG_NAME(2), NULL, NULL,
+								 set_cols, nddup_lookup_type(fcinfo, "shingleset"));
 	pairs_or_clusters(fcinfo, BATCH_PAIRS, "shingleset_pairs", query,
 					  PG_GETARG_FLOAT8(3), PG_GETARG_TEXT_PP(4), true, false);
 	return (Datum) 0;
@@ -305,6 +313,7 @@ shingleset_clusters_rel(PG_FUNCTION_ARGS)
 	char	   *query;
 	bool		greedy;
 
+	nddup_batch_decided_arg(fcinfo, 3, "shingleset_clusters", "shingleset");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
 	{

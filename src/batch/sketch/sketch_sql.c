@@ -436,6 +436,7 @@ minhash_pairs_rel(PG_FUNCTION_ARGS)
 	Name		verifycol;
 	double		vthreshold;
 
+	nddup_batch_decided_arg(fcinfo, 3, "minhash_pairs", "minhash");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
 	{
@@ -534,6 +535,7 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 	double		vthreshold;
 	bool		greedy;
 
+	nddup_batch_decided_arg(fcinfo, 3, "minhash_clusters", "minhash");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
 		PG_ARGISNULL(3))
 	{
