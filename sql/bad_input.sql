@@ -420,6 +420,7 @@ INSERT INTO bad_input.good VALUES
 	('nddup_calibrate', 'at_threshold', 'double precision', 'NULL'),
 	('nddup_calibrate', 'min_precision', 'double precision', 'NULL'),
 	('nddup_calibrate', 'bootstrap', 'integer', '20'),
+	('nddup_calibrate', 'first_guess', 'double precision', 'NULL'),
 	('nddup_decide', 'rel', 'regclass', '''bad_input.decided'''),
 	('nddup_decide', 'column_name', 'name', '''fingerprint_of_the_body_as_decided'''),
 	('nddup_decide', 'threshold', 'double precision', 'NULL'),

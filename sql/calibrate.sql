@@ -76,6 +76,13 @@ SELECT a = b AS same_again FROM nddup_calibrate('cal_labels') a, nddup_calibrate
 SELECT threshold, precision < 0.9 AS precision_drops, recall > 0.99 AS recall, threshold_low, note,
 	abs(precision - (SELECT avg(planted::int) FROM cal_pairs WHERE similarity >= 0.1)) < 0.15 AS precision_near_truth
 FROM nddup_calibrate('cal_labels', at_threshold => 0.1);
+-- a first guess (the recommender's threshold): kept where the judgements cannot tell it from the
+-- threshold found (between the background and the planted pairs), not where it flags the background
+SELECT abs(threshold - (SELECT (max(similarity) FILTER (WHERE NOT planted) + min(similarity) FILTER (WHERE planted)) / 2
+	FROM cal_pairs)) < 1e-4 AS kept, note
+FROM nddup_calibrate('cal_labels', bootstrap => 0, first_guess => (SELECT (max(similarity) FILTER (WHERE NOT planted)
+	+ min(similarity) FILTER (WHERE planted)) / 2 FROM cal_pairs));
+SELECT threshold > 0.1 AS not_kept, note FROM nddup_calibrate('cal_labels', bootstrap => 0, first_guess => 0.1);
 -- a precision floor: the lowest judged similarity that reaches it; no intervals without bootstrap
 SELECT threshold <= (SELECT min(similarity) FROM cal_pairs WHERE planted) AS below_planted, precision >= 0.99 AS floor_met,
 	precision_low IS NULL AS no_interval, note
@@ -128,6 +135,7 @@ SELECT * FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 10, floor => 1);
 SELECT * FROM nddup_calibrate('cal_docs');
 SELECT * FROM nddup_calibrate('cal_labels', min_precision => 1.5);
 SELECT * FROM nddup_calibrate('cal_labels', bootstrap => -1);
+SELECT * FROM nddup_calibrate('cal_labels', first_guess => 1.5);
 UPDATE cal_few SET stratum_pairs = 1;
 SELECT * FROM nddup_calibrate('cal_few');
 \set VERBOSITY default

@@ -310,7 +310,7 @@ INSERT INTO sec.calls VALUES
 	 $$SELECT a_id, b_id FROM nddup_pairs_to_judge('sec.docs', 'id', 'sk', 10)$$),
 	('nddup_pairs_to_judge(regclass,name,name,integer,integer,double precision,integer,regclass)', 'shingleset',
 	 $$SELECT a_id, b_id FROM nddup_pairs_to_judge('sec.docs', 'id', 'sh', 10)$$),
-	('nddup_calibrate(regclass,double precision,double precision,integer,integer)', '',
+	('nddup_calibrate(regclass,double precision,double precision,integer,integer,double precision)', '',
 	 $$SELECT judged AS n FROM nddup_calibrate('sec.labels', bootstrap => 0)$$),
 	('nddup_decide(regclass,name,double precision,integer,shingle_filter,name,text)', '',
 	 $$SELECT 'ok' AS ok FROM nddup_decide('sec.docs', 'sk', 0.6, source_column => 'body')$$),

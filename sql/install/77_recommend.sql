@@ -31,7 +31,7 @@ AS $$
 #variable_conflict use_variable
 DECLARE
 	low_resemblance CONSTANT float8 := 0.1;		-- pairs below are not sampled
-	scan_from CONSTANT float8 := 0.2;	-- the lowest threshold recommended
+	scan_from CONSTANT float8 := 0.2;	-- the scan for the valley starts here (below it: only a clear dip)
 	scan_to CONSTANT float8 := 0.9;		-- no valley when none below this
 	clamp_high CONSTANT float8 := 0.6;	-- the highest threshold recommended
 	max_distance CONSTANT integer := 20;	-- simhash: pairs within 20 bits
@@ -61,6 +61,8 @@ DECLARE
 	i integer;
 	j integer;
 	pick integer;
+	low_pick integer;			-- a valley below scan_from
+	below boolean := false;
 	s float8;
 	wsum float8;
 	w2sum float8;
@@ -221,6 +223,19 @@ BEGIN
 				EXIT;
 			END IF;
 		END LOOP;
+		-- no background above scan_from (the counts rise from its first bin on): a valley below it
+		-- when the data shows one, the lowest smoothed bin after the first into which the counts
+		-- fall and out of which they rise (to the first bin scanned) by more than its standard
+		-- error (short texts whose background ends at 0.12-0.18); else the first bin scanned
+		IF pick IS NOT NULL AND bin_lower[pick] - width < scan_from - 1e-9 AND pick > 2 THEN
+			SELECT b INTO low_pick FROM generate_series(2, pick - 1) b ORDER BY smoothed[b], b LIMIT 1;
+			se := sqrt(w2sum) / wsum / sqrt(1 + counts[low_pick]);
+			IF (SELECT max(smoothed[b]) FROM generate_series(1, low_pick - 1) b) > smoothed[low_pick] + se
+					AND smoothed[pick] > smoothed[low_pick] + se THEN
+				pick := low_pick;
+				below := true;
+			END IF;
+		END IF;
 	END IF;
 
 	valley_found := pick IS NOT NULL AND candidate_pairs >= min_pairs;
@@ -251,6 +266,7 @@ BEGIN
 				ORDER BY smoothed[b] DESC, b LIMIT 1;
 			note := CASE WHEN valley > clamp_high THEN
 					format('the valley at %s is above %s: the highest threshold recommended', valley, clamp_high)
+				WHEN below THEN format('the valley below %s between the background and the near-duplicate mode', scan_from)
 				WHEN bin_lower[pick] - width < scan_from - 1e-9 THEN
 					format('no background above %s: the lowest threshold recommended', scan_from)
 				ELSE 'the valley between the background and the near-duplicate mode' END;

@@ -248,7 +248,8 @@ COMMENT ON FUNCTION @extschema@.nddup_pairs_to_judge(regclass, name, name, integ
 -- is_duplicate), at the threshold of best estimated F1, the lowest one reaching a precision floor,
 -- or a given one
 CREATE FUNCTION @extschema@.nddup_calibrate(labels regclass, at_threshold float8 DEFAULT NULL,
-		min_precision float8 DEFAULT NULL, bootstrap integer DEFAULT 200, seed integer DEFAULT 0)
+		min_precision float8 DEFAULT NULL, bootstrap integer DEFAULT 200, seed integer DEFAULT 0,
+		first_guess float8 DEFAULT NULL)
 	RETURNS TABLE (threshold float8, "precision" float8, recall float8, f1 float8,
 		precision_low float8, precision_high float8, recall_low float8, recall_high float8,
 		f1_low float8, f1_high float8, threshold_low float8, threshold_high float8,
@@ -259,6 +260,10 @@ AS $$
 #variable_conflict use_variable
 DECLARE
 	ridge CONSTANT float8 := 1e-4;		-- on both coefficients: separable labels stay finite
+	guess_margin CONSTANT float8 := 0.005;	-- first_guess is kept unless beaten by more
+	kept_guess boolean := false;
+	f_guess float8;
+	f_hat float8;
 	s float8[];			-- the judged pairs: similarity, stratum, label (0/1)
 	h integer[];
 	y float8[];
@@ -330,6 +335,9 @@ BEGIN
 		RAISE EXCEPTION 'precision floor % is out of range', min_precision USING ERRCODE = '22023';
 	ELSIF at_threshold < 0 OR at_threshold > 1 OR at_threshold <> at_threshold THEN
 		RAISE EXCEPTION 'threshold % is out of range', at_threshold USING ERRCODE = '22023';
+	ELSIF first_guess < 0 OR first_guess > 1 OR first_guess <> first_guess THEN
+		RAISE EXCEPTION 'first guess % is out of range', first_guess USING ERRCODE = '22023',
+			HINT = 'The first guess is a threshold between 0 and 1, e.g. nddup_recommend_threshold()''s.';
 	END IF;
 
 	-- the judged pairs, by stratum (a stratum's size is its largest stratum_pairs)
@@ -431,6 +439,23 @@ BEGIN
 				SELECT cs[gi] INTO bt FROM generate_series(1, cardinality(cs)) gi
 					ORDER BY 2 * ctp[gi] / (cfl[gi] + cpos) DESC, cs[gi] LIMIT 1;
 			END IF;
+			-- a first guess (the recommender's threshold) stays unless the fitted probabilities
+			-- give the threshold found an estimated F1 higher by more than guess_margin: where
+			-- the judgements cannot tell the two apart, the guess from all the pairs' density
+			-- is the steadier one
+			IF first_guess IS NOT NULL THEN
+				SELECT 2 * sum(q.w * q.p) FILTER (WHERE q.s >= bt - 1e-12)
+						/ (sum(q.w) FILTER (WHERE q.s >= bt - 1e-12) + sum(q.w * q.p)),
+					2 * sum(q.w * q.p) FILTER (WHERE q.s >= first_guess - 1e-12)
+						/ (sum(q.w) FILTER (WHERE q.s >= first_guess - 1e-12) + sum(q.w * q.p))
+					INTO f_hat, f_guess
+					FROM (SELECT x.s, x.w, 1 / (1 + exp(-least(700, greatest(-700, fa + fb * 10 * (x.s - 0.5))))) AS p
+						FROM unnest(b_s, b_w) x(s, w)) q;
+				IF coalesce(f_hat, 0) - coalesce(f_guess, 0) <= guess_margin THEN
+					bt := first_guess;
+					kept_guess := kept_guess OR r = 0;
+				END IF;
+			END IF;
 		END IF;
 		IF r = 0 THEN
 			t_hat := bt;
@@ -502,14 +527,16 @@ BEGIN
 	END IF;
 	note := CASE WHEN fixed_t THEN 'estimates at the given threshold'
 		WHEN min_precision IS NOT NULL THEN format('the lowest threshold with estimated precision >= %s', min_precision)
+		WHEN kept_guess THEN format('the first guess: the judgements give no threshold with an estimated F1 higher by more than %s',
+			guess_margin)
 		WHEN slope <= 0 THEN 'the duplicates do not become more likely with resemblance: the judged similarity of best estimated F1'
 		ELSE 'the threshold of best estimated F1' END
 		|| format('; %s judged pairs, %s strata', m, nstrata);
 	RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION @extschema@.nddup_calibrate(regclass, float8, float8, integer, integer)
-	IS 'from judged pairs of nddup_pairs_to_judge (a labels table): the threshold of best estimated F1 (or the lowest reaching min_precision, or the given one), with estimated precision, recall and F1 over all candidate pairs and stratified-bootstrap 95% intervals';
+COMMENT ON FUNCTION @extschema@.nddup_calibrate(regclass, float8, float8, integer, integer, float8)
+	IS 'from judged pairs of nddup_pairs_to_judge (a labels table): the threshold of best estimated F1 (or the lowest reaching min_precision, or the given one; with first_guess, that one unless the judgements give a threshold with an estimated F1 higher by more than 0.005), with estimated precision, recall and F1 over all candidate pairs and stratified-bootstrap 95% intervals';
 
 -- the decision kept with a table: one row per (table, column); pg_dump dumps the rows (a
 -- configuration table of the extension).  Everyone may read the row of a table they may read;

@@ -102,7 +102,9 @@ BEGIN
 		INSERT INTO cq_labels SELECT *, NULL FROM nddup_sample_pairs(pairs, p_n - first, p_seed, judged => 'cq_labels');
 	END IF;
 	PERFORM cq_judge(rel);
-	SELECT * INTO c FROM nddup_calibrate('cq_labels', seed => p_seed);
+	-- the recommender's threshold (cq_reference) as the first guess, as the recipe does
+	SELECT * INTO c FROM nddup_calibrate('cq_labels', seed => p_seed,
+		first_guess => (SELECT rec_t FROM cq_ref WHERE ds = name AND method = p_method));
 	a := cq_at(name, p_method, c.threshold);
 	INSERT INTO cq_result VALUES (name, p_method, p_n, p_rounds, p_seed, c.threshold, c.precision, c.recall, c.f1,
 		c.precision_low, c.precision_high, c.recall_low, c.recall_high, c.judged, c.duplicates,
