@@ -13,7 +13,8 @@
 # proposes the pairs, the corpus truth labels them (both rows original or near of one cluster), nddup_calibrate
 # returns the threshold and its estimates; the threshold is scored on every pair of the corpus,
 # beside the best threshold of the same column (the ceiling) and nddup_recommend_threshold's
-# (test/bench/quality/calibrate.sql).  Prints the tables (calibrate_report.py) and, with --report,
+# (test/bench/quality/calibrate.sql), and what 100 judged pairs can estimate at the best threshold
+# (cq_bound).  Prints the tables (calibrate_report.py) and, with --report,
 # rewrites FILE's "<!-- generated:calibrate -->" block.  --keep DIR keeps the run's tables there (the
 # report of several runs: calibrate_report.py --work DIR1 --work DIR2 ...).
 
@@ -77,9 +78,10 @@ T_END=$(date +%s)
 pg_sql -A -F $'\t' -P footer=off -c "SELECT * FROM cq_result ORDER BY 1, 2, 3, 4" >"$WORKDIR/cq_result.tsv"
 pg_sql -A -F $'\t' -P footer=off -c "SELECT r.*, q.docs, q.npos FROM cq_ref r JOIN cq_npos q USING (ds) ORDER BY 1, 2" \
 	>"$WORKDIR/cq_ref.tsv"
+pg_sql -A -F $'\t' -P footer=off -c "SELECT * FROM cq_bound(100) ORDER BY 1, 2" >"$WORKDIR/cq_bound.tsv"
 echo "== end $(date -u +%FT%TZ), $((T_END - T_START)) s; uptime: $(uptime)"
 if [ -n "$KEEP" ]; then
-	mkdir -p "$KEEP" && cp "$WORKDIR"/cq_result.tsv "$WORKDIR"/cq_ref.tsv "$KEEP"/
+	mkdir -p "$KEEP" && cp "$WORKDIR"/cq_result.tsv "$WORKDIR"/cq_ref.tsv "$WORKDIR"/cq_bound.tsv "$KEEP"/
 	printf '%s\t%s\t%s\n' "test/bench/quality/calibrate.sh $ARGS" $((T_END - T_START)) "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		>"$KEEP/run.txt"
 fi

@@ -124,3 +124,28 @@ BEGIN
 			AND a.kind <> 'templated' AND b.kind <> 'templated'
 		FROM %1$I a, %1$I b WHERE a.doc_id = l.a_id AND b.doc_id = l.b_id AND l.is_duplicate IS NULL$q$, rel);
 END $$;
+
+-- what n judged pairs can estimate at the best threshold (cq_ref.best_t): the smallest standard
+-- error of the estimated precision and recall that any sample of n pairs stratified like
+-- nddup_pairs_to_judge's (18 strata of resemblance from 0.1, each split at the threshold) can
+-- give, with Neyman's allocation for the true shares of duplicates of the strata; and the number
+-- of judged pairs that would bring the recall's to 0.025 (±0.05 at two standard errors)
+CREATE OR REPLACE FUNCTION cq_bound(p_n integer)
+RETURNS TABLE (ds text, method text, best_t float8, dups_above bigint, dups_below bigint,
+	se_precision float8, se_recall float8, pairs_for_recall float8)
+LANGUAGE sql STABLE AS $$
+	WITH cells AS (
+		SELECT p.ds, p.method, r.best_t, least(17, floor((p.score - 0.1) / 0.05 + 1e-9))::integer AS h,
+			p.score >= r.best_t - 1e-12 AS up, count(*) AS n, count(*) FILTER (WHERE p.pos) AS k
+		FROM cq_pairs p JOIN cq_ref r USING (ds, method) WHERE p.score >= 0.1 - 1e-12 GROUP BY 1, 2, 3, 4, 5),
+	tot AS (
+		SELECT ds, method, best_t, sum(k) FILTER (WHERE up) AS a, sum(k) FILTER (WHERE NOT up) AS b,
+			sum(n) FILTER (WHERE up) AS f FROM cells GROUP BY 1, 2, 3),
+	s AS (
+		SELECT c.ds, c.method, sum(c.n * sqrt(c.k::float8 / c.n * (1 - c.k::float8 / c.n))) FILTER (WHERE c.up) AS sp,
+			sum(CASE WHEN c.up THEN t.b ELSE t.a END * c.n * sqrt(c.k::float8 / c.n * (1 - c.k::float8 / c.n))) AS sr
+		FROM cells c JOIN tot t USING (ds, method) GROUP BY 1, 2)
+	SELECT t.ds, t.method, t.best_t, t.a, t.b, s.sp / sqrt(p_n) / t.f, s.sr / sqrt(p_n) / ((t.a + t.b)::float8 ^ 2),
+		ceil((s.sr / ((t.a + t.b)::float8 ^ 2) / 0.025) ^ 2)
+	FROM tot t JOIN s USING (ds, method)
+$$;

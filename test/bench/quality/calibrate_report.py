@@ -64,6 +64,8 @@ def main():
     lines = []
     summaries = []
     for rounds in (2, 1):
+        if not any(key[2] == rounds for key in runs):
+            continue            # not run (e.g. two rounds only)
         met = {'f100': 0, 'f30': 0, 'pr100': 0, 'rec': 0, 'all': 0}
         total = 0
         worst = []
@@ -123,6 +125,25 @@ def main():
     runs_text = '; '.join(f"`{c}` ({sec} s, load average at the end {ld})"
                           for c, sec, ld in zip(a.command or [], a.seconds or [], a.load or []))
     out = [f"Command{'s' if len(a.command or []) > 1 else ''}: {runs_text}.", '', summary, ''] + head + lines
+    bound = {}
+    for w in a.work:
+        try:
+            for r in read(f'{w}/cq_bound.tsv'):
+                bound[(r['ds'], r['method'])] = r
+        except FileNotFoundError:
+            pass
+    if bound:
+        out += ['', 'What 100 judged pairs can estimate at the best threshold (`cq_bound(100)`): the smallest standard '
+                'error of the estimated precision and recall any stratified sample of 100 can give (Neyman '
+                'allocation for the true shares of duplicates of the 18 strata, split at the threshold), and the '
+                'judged pairs that would bring the recall\'s to 0.025 (±0.05 at two standard errors).', '',
+                '| corpus | column | best t | duplicates above t | duplicates below t (above 0.1) | '
+                'smallest s.e. of P | smallest s.e. of R | judged pairs for s.e.(R) = 0.025 |',
+                '|---|---|---|---|---|---|---|---|']
+        for k in sorted(bound, key=lambda k: -num(bound[k]['se_recall'])):
+            b = bound[k]
+            out.append(f"| {k[0]} | {k[1]} | {num(b['best_t']):.3f} | {b['dups_above']} | {b['dups_below']} | "
+                       f"{num(b['se_precision']):.3f} | {num(b['se_recall']):.3f} | {num(b['pairs_for_recall']):.0f} |")
     text = '\n'.join(out)
     print(text)
     if a.report:
