@@ -94,6 +94,29 @@ SELECT r.radius, r.valley_found, r.note, r.bin_pairs[21] > r.bin_pairs[11] AS ba
 FROM nddup_recommend_threshold('rec_docs', 'id', 'fp') r;
 SELECT radius, valley_found, note FROM nddup_recommend_threshold('rec_few', 'id', 'fp');
 
+-- below 0.2: pairs of 40-word sets sharing k words (Jaccard k / (80 - k)), each pair with words of
+-- its own; a background falling from 0.11 to a dip at 0.14-0.16 and a near-duplicate mode from
+-- 0.18 on (rec_dip), and the same without the dip (rec_nodip: counts rise from 0.12 on)
+CREATE FUNCTION rec_pairset(tab text, counts int[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE k int; i int; p int := 0;
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, ss shingleset)', tab);
+	FOR k IN 8 .. 7 + cardinality(counts) LOOP
+		FOR i IN 1 .. counts[k - 7] LOOP
+			p := p + 1;
+			EXECUTE format('INSERT INTO %I SELECT $1 * 2 + s, shingle_set((SELECT string_agg(CASE WHEN w <= $2 OR s = 0 '
+				'THEN ''p'' || $1 || ''w'' || w ELSE ''p'' || $1 || ''x'' || w END, '' '') FROM generate_series(1, 40) w), 1, ''word'') '
+				'FROM generate_series(0, 1) s', tab) USING p, k;
+		END LOOP;
+	END LOOP;
+END $$;
+SELECT rec_pairset('rec_dip', ARRAY[400, 150, 40, 40, 100, 200, 300, 300, 300, 300, 300, 300, 300, 300]);
+SELECT rec_pairset('rec_nodip', ARRAY[400, 300, 300, 300, 300, 300, 300, 300, 300, 300, 300, 300, 300, 300]);
+SELECT threshold, valley_found, note, bin_pairs[1:8] AS first_bins FROM nddup_recommend_threshold('rec_dip', 'id', 'ss');
+SELECT threshold, valley_found, note, bin_pairs[1:8] AS first_bins FROM nddup_recommend_threshold('rec_nodip', 'id', 'ss');
+DROP TABLE rec_dip, rec_nodip;
+DROP FUNCTION rec_pairset(text, int[]);
+
 -- errors: the relation, its columns and their types, the sample size; NULL gives no row
 \set SHOW_CONTEXT never
 SELECT * FROM nddup_recommend_threshold('rec_docs', 'id', 'nope');
