@@ -295,7 +295,7 @@ echo
 # bit flipped: groups of near-duplicates, as test/citus), and "mixed", with
 # even odds such a variant or a fresh random fingerprint (a group of its
 # own, an original that stores its keys); base is the group.
-coord -v n="$ROWS" <<'SQL'
+coord -v n="$ROWS" >/dev/null <<'SQL'
 CREATE SEQUENCE ins_ids START 1;
 SELECT setval('ins_ids', :n);
 CREATE TABLE ins_all (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicate_of bigint);
@@ -319,7 +319,7 @@ VACUUM ANALYZE ins_routed_keys;
 CREATE FUNCTION ins_check(t regclass, n bigint, OUT what text, OUT value bigint)
 RETURNS SETOF record LANGUAGE plpgsql AS $$
 DECLARE
-	o record;
+	r record;
 	missed bigint := 0;
 	c bigint;
 BEGIN
@@ -334,9 +334,9 @@ BEGIN
 	RETURN QUERY SELECT 'duplicates not pointing at the original of their group', count(*)
 		FROM ins_new d LEFT JOIN ins_new o ON o.id = d.duplicate_of
 		WHERE d.duplicate_of IS NOT NULL AND (o.id IS NULL OR o.base <> d.base OR o.duplicate_of IS NOT NULL);
-	FOR o IN SELECT id, fp FROM ins_new WHERE duplicate_of IS NULL LOOP
+	FOR r IN SELECT id, fp FROM ins_new WHERE duplicate_of IS NULL LOOP
 		EXECUTE format('SELECT count(*) FROM %s WHERE within(fp, $1, 3) AND duplicate_of IS NULL AND id <> $2', t)
-			INTO c USING o.fp, o.id;
+			INTO c USING r.fp, r.id;
 		missed := missed + c;
 	END LOOP;
 	RETURN QUERY SELECT 'originals within the radius of another original (missed near-duplicates)', missed;
