@@ -27,6 +27,8 @@
  *		before the local commit, two-phase COMMIT PREPARED in the commit
  *		callbacks, both before a transaction releases its locks), so the
  *		lookup of a waiting insert sees the row it waited for.
+ *		nddup_original_routed() (original_routed.c) shares these steps and
+ *		reads a key table distributed by key instead of every shard.
  *
  *-------------------------------------------------------------------------
  */
@@ -245,7 +247,7 @@ original_text(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *text)
  */
 bool
 nddup_original_verify_value(FunctionCallInfo fcinfo, DedupCacheEntry *entry, Relation rel,
-					  Datum *value)
+							Datum *value)
 {
 	const DedupConfig *cfg = &entry->config;
 	TupleDesc	desc = RelationGetDescr(rel);
