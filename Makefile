@@ -31,7 +31,7 @@ UPDATE_DIR = sql/update/0.1--$(EXTVERSION)
 # Fragments of sql/install that are wholly new since 0.1 go into the upgrade
 # script as they are, in file-name order among those of $(UPDATE_DIR).
 UPDATE_NEW_PARTS = 45_hamming_am 67_batch_sets 72_shingle_filter 77_recommend 78_explain \
-	79_calibrate 85_scale_out 90_names 95_comments
+	79_calibrate 85_scale_out 86_original_routed 90_names 95_comments
 UPDATE_PARTS = $(sort $(wildcard $(UPDATE_DIR)/*.sql)) \
 	$(foreach f,$(UPDATE_NEW_PARTS),sql/install/$(f).sql)
 

@@ -314,6 +314,7 @@ CREATE TABLE bad_input.posts (id bigserial PRIMARY KEY, body text,
 	fp simhash64 GENERATED ALWAYS AS (simhash(body)) STORED, duplicate_of bigint);
 CREATE TRIGGER dedup BEFORE INSERT ON bad_input.posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=3');
+CREATE TABLE bad_input.posts_keys (key bigint, id bigint, sig simhash64);
 CREATE TABLE bad_input.empty_table (id bigint, body text, fp simhash64, mh minhash_sketch, sset shingleset);
 CREATE INDEX bad_input_docs_ham ON bad_input.docs USING hamming (fp);
 -- judged pairs (nddup_calibrate, nddup_pairs_to_judge's judged); a table only
@@ -412,6 +413,11 @@ INSERT INTO bad_input.good VALUES
 	('nddup_original', 'value', '"any"', '''the quick brown fox jumps over the lazy dog''::text'),
 	('nddup_original', 'id_type', 'anyelement', 'NULL::bigint'),
 	('nddup_original', 'scope', '"any"', '1'),
+	('nddup_original_routed', 'rel', 'regclass', '''bad_input.posts'''),
+	('nddup_original_routed', 'args', 'text[]', '''{fingerprint=fp,source=body,radius=3}'''),
+	('nddup_original_routed', 'value', '"any"', '''the quick brown fox jumps over the lazy dog''::text'),
+	('nddup_original_routed', 'id', 'anyelement', '1::bigint'),
+	('nddup_original_routed', 'keys', 'regclass', '''bad_input.posts_keys'''),
 	('', 'column_name', 'name', '''sset'''), ('', 'source_column', 'name', '''body'''),
 	('', 'judged', 'regclass', '''bad_input.labels'''), ('', 'labels', 'regclass', '''bad_input.labels'''),
 	('', 'floor', 'double precision', '0.1'), ('', 'strata', 'integer', '18'),

@@ -219,6 +219,11 @@ GRANT SELECT ON sec.labels TO regress_nddup_sec_alice, regress_nddup_sec_bob, re
 GRANT SELECT (a_id, b_id) ON sec.labels TO regress_nddup_sec_cols;
 -- the decision kept with sec.docs, for nddup_decision()
 SELECT column_name, method, threshold FROM nddup_decide('sec.docs', 'sk', 0.5, source_column => 'body');
+-- the key table of nddup_original_routed(), every role may use it: what
+-- the function refuses (row-level security of sec.docs) is its own check
+CREATE TABLE sec.docs_keys AS
+SELECT k AS key, id, fp AS sig FROM sec.docs, unnest(hamming_block_keys(fp, 3)) k WHERE duplicate_of IS NULL;
+GRANT SELECT, INSERT ON sec.docs_keys TO PUBLIC;
 RESET ROLE;
 CREATE FUNCTION sec.text1() RETURNS text LANGUAGE sql IMMUTABLE
 	AS $$ SELECT 'the quarterly report on the migration of the billing service to the new cluster in the north region' $$;
@@ -294,6 +299,9 @@ INSERT INTO sec.calls VALUES
 	 $$SELECT nddup_original('sec.docs', '{fingerprint=fp,radius=3,visibility=all}', simhash(sec.text6()), NULL::bigint) AS id$$),
 	('nddup_original(regclass,text[],"any",anyelement)', 'source=',
 	 $$SELECT nddup_original('sec.docs', '{source=body,radius=3}', sec.text6(), NULL::bigint) AS id$$),
+	('nddup_original_routed(regclass,text[],"any",anyelement,regclass)', '',
+	 $$SELECT nddup_original_routed('sec.docs', '{fingerprint=fp,radius=3}', simhash(sec.text6()), 100::bigint,
+		'sec.docs_keys') AS id$$),
 	('nddup_original(regclass,text[],"any",anyelement,"any")', '',
 	 $$SELECT nddup_original('sec.docs', '{fingerprint=fp,radius=3,scope=tenant}', simhash(sec.text6()), NULL::bigint,
 		'regress_nddup_sec_cols'::name) AS id$$),

@@ -27,11 +27,14 @@
  *		before the local commit, two-phase COMMIT PREPARED in the commit
  *		callbacks, both before a transaction releases its locks), so the
  *		lookup of a waiting insert sees the row it waited for.
+ *		nddup_original_routed() (original_routed.c) shares these steps and
+ *		reads a key table distributed by key instead of every shard.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "citus/original.h"
 #include "trigger/trigger.h"
 
 #include "access/htup_details.h"
@@ -242,9 +245,9 @@ original_text(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *text)
  * source text: shingle_set() of the text, or a verify_column generated from
  * it.  False when it is NULL.
  */
-static bool
-original_verify_value(FunctionCallInfo fcinfo, DedupCacheEntry *entry, Relation rel,
-					  Datum *value)
+bool
+nddup_original_verify_value(FunctionCallInfo fcinfo, DedupCacheEntry *entry, Relation rel,
+							Datum *value)
 {
 	const DedupConfig *cfg = &entry->config;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -279,8 +282,8 @@ original_verify_value(FunctionCallInfo fcinfo, DedupCacheEntry *entry, Relation 
  * parameters, as the trigger computes it from its source column.  False
  * when the computed signature is NULL.
  */
-static bool
-original_signature(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *sig)
+bool
+nddup_original_signature(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *sig)
 {
 	Oid			texttype = TEXTOID;
 	Datum		text;
@@ -304,8 +307,8 @@ original_signature(FunctionCallInfo fcinfo, const DedupConfig *cfg, Datum *sig)
 }
 
 /* Raise the error of action=error (the message of the trigger). */
-static void
-original_report(const DedupConfig *cfg, Relation rel, Datum id)
+void
+nddup_original_report(const DedupConfig *cfg, Relation rel, Datum id)
 {
 	Oid			outfunc;
 	bool		varlena;
@@ -318,6 +321,66 @@ original_report(const DedupConfig *cfg, Relation rel, Datum id)
 			 errdetail("Key (%s)=(%s) is the original.",
 					   get_attname(cfg->relid, cfg->id_attno, false),
 					   OidOutputFunctionCall(outfunc, id))));
+}
+
+/*
+ * The lookup's first two parameters: the signature and the radius or the
+ * threshold of the condition "sig <@ query_func($1, $2)".
+ */
+void
+nddup_original_query_params(const DedupConfig *cfg, Datum sig, Oid *argtypes, Datum *values)
+{
+	argtypes[0] = cfg->sig_type;
+	values[0] = sig;
+	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
+	{
+		argtypes[1] = INT4OID;
+		values[1] = Int32GetDatum(cfg->radius);
+	}
+	else
+	{
+		argtypes[1] = FLOAT8OID;
+		values[1] = Float8GetDatum(cfg->threshold);
+	}
+}
+
+/*
+ * With verify=, the parameters of the verification clause after the nargs
+ * ones: the new row's value (NULL when verify is NULL) and the threshold.
+ * Returns the new number of parameters.
+ */
+int
+nddup_original_verify_params(const DedupConfig *cfg, const Datum *verify, int nargs,
+							 Oid *argtypes, Datum *values, char *nulls)
+{
+	if (verify == NULL)
+		nulls[nargs] = 'n';
+	argtypes[nargs] = cfg->verify_type;
+	values[nargs++] = verify ? *verify : (Datum) 0;
+	argtypes[nargs] = FLOAT8OID;
+	values[nargs++] = Float8GetDatum(cfg->verify);
+	return nargs;
+}
+
+/*
+ * Run a lookup (its first column is the original's id) as the caller;
+ * whether it found one (*id, copied to the caller's context).
+ */
+bool
+nddup_original_run_lookup(const DedupConfig *cfg, const char *sql, int nargs, Oid *argtypes,
+						  Datum *values, const char *nulls, Datum *id)
+{
+	bool		isnull;
+	int			rc;
+
+	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "the lookup of the original failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	*id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	*id = SPI_datumTransfer(*id, cfg->id_typbyval, cfg->id_typlen);
+	return true;
 }
 
 /*
@@ -339,8 +402,6 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 	Datum		values[5];
 	char		nulls[6] = "     ";
 	int			nargs = 2;
-	bool		isnull;
-	int			rc;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT %s FROM %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
@@ -361,41 +422,58 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 	if (cfg->verify > 0.0)
 	{
 		/* the condition of the trigger's lookup (trigger_verify.c) */
-		if (verify == NULL)
-			nulls[nargs] = 'n';
-		argtypes[nargs] = cfg->verify_type;
-		values[nargs++] = verify ? *verify : (Datum) 0;
-		argtypes[nargs] = FLOAT8OID;
-		values[nargs++] = Float8GetDatum(cfg->verify);
+		nargs = nddup_original_verify_params(cfg, verify, nargs, argtypes, values, nulls);
 		appendStringInfo(&sql, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
 	}
 	appendStringInfo(&sql, " ORDER BY %s, %s LIMIT 1",
 					 original_col(cfg, cfg->order_attno), idcol);
-	argtypes[0] = cfg->sig_type;
-	values[0] = sig;
-	if (cfg->method == NDDUP_TRIGGER_SIMHASH)
-	{
-		argtypes[1] = INT4OID;
-		values[1] = Int32GetDatum(cfg->radius);
-	}
-	else
-	{
-		argtypes[1] = FLOAT8OID;
-		values[1] = Float8GetDatum(cfg->threshold);
-	}
+	nddup_original_query_params(cfg, sig, argtypes, values);
 
 	/*
 	 * As the caller, always: visibility=all was accepted only if no policy
 	 * restricts the caller's rows (nddup_original_check_read()).
 	 */
-	rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, nulls, false, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "nddup_original(): the lookup failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		return false;
-	*id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	*id = SPI_datumTransfer(*id, cfg->id_typbyval, cfg->id_typlen);
-	return true;
+	return nddup_original_run_lookup(cfg, sql.data, nargs, argtypes, values, nulls, id);
+}
+
+/*
+ * The first steps of nddup_original() and nddup_original_routed() (fname,
+ * for messages): the isolation level, the caller's privileges
+ * (trigger_acl.c, on every call), the configuration of (rel, args) and the
+ * type of the id argument (3).
+ * Returns the entry and the table, opened with AccessShareLock.
+ */
+DedupCacheEntry *
+nddup_original_open(FunctionCallInfo fcinfo, const char *fname, Relation *relp)
+{
+	Oid			ext_nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			idtype = get_fn_expr_argtype(fcinfo->flinfo, 3);
+	Relation	rel;
+	DedupCacheEntry *entry;
+	const DedupConfig *cfg;
+	bool		routed = strcmp(fname, "nddup_original") != 0;
+
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s() needs the READ COMMITTED isolation level", fname),
+				 errdetail("Its lookup must see the rows committed while it waited for its locks.")));
+	nddup_original_check_table(PG_GETARG_OID(0));
+	rel = nddup_dedup_open_table(PG_GETARG_OID(0));
+	entry = original_config(rel, PG_GETARG_ARRAYTYPE_P(1), ext_nsp);
+	cfg = &entry->config;
+	nddup_original_check_read(cfg, rel);
+	if (getBaseType(idtype) != getBaseType(cfg->id_type))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s of %s() is %s, but column \"%s\" has type %s",
+						routed ? "id" : "id_type", fname,
+						format_type_be(idtype), get_attname(cfg->relid, cfg->id_attno, false),
+						format_type_be(cfg->id_type)),
+				 routed ? errhint("Pass the new row's id as %s.", format_type_be(cfg->id_type)) :
+				 errhint("Pass NULL::%s.", format_type_be(cfg->id_type))));
+	*relp = rel;
+	return entry;
 }
 
 /*
@@ -413,11 +491,9 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 Datum
 nddup_original(PG_FUNCTION_ARGS)
 {
-	Oid			ext_nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
 	Relation	rel;
 	DedupCacheEntry *entry;
 	const DedupConfig *cfg;
-	Oid			idtype = get_fn_expr_argtype(fcinfo->flinfo, 3);
 	Datum		sig;
 	Datum		scope = (Datum) 0;
 	uint32		scope_hash = 0;
@@ -428,23 +504,8 @@ nddup_original(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
-	if (IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("nddup_original() needs the READ COMMITTED isolation level"),
-				 errdetail("Its lookup must see the rows committed while it waited for its locks.")));
-	nddup_original_check_table(PG_GETARG_OID(0));
-	rel = nddup_dedup_open_table(PG_GETARG_OID(0));
-	entry = original_config(rel, PG_GETARG_ARRAYTYPE_P(1), ext_nsp);
+	entry = nddup_original_open(fcinfo, "nddup_original", &rel);
 	cfg = &entry->config;
-	nddup_original_check_read(cfg, rel);
-	if (getBaseType(idtype) != getBaseType(cfg->id_type))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("id_type of nddup_original() is %s, but column \"%s\" has type %s",
-						format_type_be(idtype), get_attname(cfg->relid, cfg->id_attno, false),
-						format_type_be(cfg->id_type)),
-				 errhint("Pass NULL::%s.", format_type_be(cfg->id_type))));
 	if (cfg->scope_attno)
 	{
 		if (PG_NARGS() < 5)
@@ -464,7 +525,7 @@ nddup_original(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (!original_signature(fcinfo, cfg, &sig))
+	if (!nddup_original_signature(fcinfo, cfg, &sig))
 	{
 		/* a NULL signature (a text without one): not judged */
 		SPI_finish();
@@ -472,12 +533,12 @@ nddup_original(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	}
 	if (cfg->verify > 0.0)
-		has_verify = original_verify_value(fcinfo, entry, rel, &verify);
+		has_verify = nddup_original_verify_value(fcinfo, entry, rel, &verify);
 	nddup_dedup_lock(entry, &sig, &scope_hash, 1);
 	found = original_lookup(cfg, rel, sig, scope, has_verify ? &verify : NULL, &id);
 	SPI_finish();
 	if (found && cfg->action == NDDUP_TRIGGER_ERROR)
-		original_report(cfg, rel, id);
+		nddup_original_report(cfg, rel, id);
 	table_close(rel, AccessShareLock);
 	if (!found)
 		PG_RETURN_NULL();

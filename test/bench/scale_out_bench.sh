@@ -11,10 +11,17 @@
 #   - a radius query (within(fp, q, 3)): average latency over pgbench runs;
 #   - 8 pgbench clients inserting near-duplicates through the coordinator
 #     with nddup_original(): throughput, missed near-duplicates and groups
-#     with two originals.
+#     with two originals;
+#   - the same with the N rows stored: nddup_original() (one query on every
+#     shard) beside nddup_original_routed() (a key table distributed by
+#     key), both in one run, then the same checks on the rows inserted.
 #
 #   NDDUP_CITUS_DESTDIR=... test/bench/scale_out_bench.sh [--rows N] [--sketches N]
-#       [--no-r12] [--no-sketches] [--no-batch] [--keep]
+#       [--no-r12] [--no-sketches] [--no-batch] [--insert-only] [--inserts N] [--keep]
+#
+# --insert-only: only the insert-time checks (no batch calls, no radius
+# query); --inserts N: inserts per client in the comparison at N rows
+# stored (default 100).
 #
 # Defaults: 1,000,000 fingerprints (90 % random, 10 % planted variants of
 # 1-6 flipped bits, as test/bench/batch_bench.sh) and 1,000,000 sketches
@@ -31,6 +38,8 @@ SKETCHES=1000000
 R12=1
 SK=1
 BATCH=1
+QUERY=1
+INSERTS=100
 while [ $# -gt 0 ]; do
 	case $1 in
 		--rows) ROWS=$2; shift 2 ;;
@@ -38,6 +47,8 @@ while [ $# -gt 0 ]; do
 		--no-r12) R12=0; shift ;;
 		--no-sketches) SK=0; shift ;;
 		--no-batch) BATCH=0; SK=0; shift ;;
+		--insert-only) BATCH=0; SK=0; QUERY=0; shift ;;
+		--inserts) INSERTS=$2; shift 2 ;;
 		--keep) KEEP=1; shift ;;
 		*) echo "unknown option $1"; exit 2 ;;
 	esac
@@ -54,6 +65,7 @@ max_wal_size = 8GB
 citus.max_cached_conns_per_worker = 16"
 start_cluster || { echo "the cluster did not start"; exit 1; }
 coord() { node_sql coordinator "$@"; }
+declare -A TPS
 
 echo "# nddup on Citus: one node against coordinator + 2 workers"
 echo
@@ -88,16 +100,20 @@ JOIN fps_local b ON b.id = 1 + (hashint8extended(g, 7) & 2147483647) % (:n * 9 /
 CREATE TABLE fps (id bigint PRIMARY KEY, fp simhash64);
 SELECT create_distributed_table('fps', 'id');
 INSERT INTO fps SELECT * FROM fps_local;
+CREATE INDEX ON fps_local USING gin (fp simhash64_gin_ops);
+CREATE INDEX ON fps USING gin (fp simhash64_gin_ops);
+VACUUM ANALYZE fps_local;
+VACUUM ANALYZE fps;
+SQL
+if [ "$QUERY" = 1 ]; then
+	coord <<'SQL'
 CREATE TABLE fps4 (id bigint PRIMARY KEY, fp simhash64);
 SELECT create_distributed_table('fps4', 'id', shard_count => 4);
 INSERT INTO fps4 SELECT * FROM fps_local;
-CREATE INDEX ON fps_local USING gin (fp simhash64_gin_ops);
-CREATE INDEX ON fps USING gin (fp simhash64_gin_ops);
 CREATE INDEX ON fps4 USING gin (fp simhash64_gin_ops);
-VACUUM ANALYZE fps_local;
-VACUUM ANALYZE fps;
 VACUUM ANALYZE fps4;
 SQL
+fi
 if [ "$SK" = 1 ]; then
 	coord -v n="$SKETCHES" <<'SQL'
 SET citus.shard_count = 32;
@@ -231,6 +247,7 @@ if [ "$BATCH" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- radius query
+[ "$QUERY" = 1 ] && {
 cat >"$WORKDIR/radius_local.pgbench" <<'EOF'
 \set i random(1, 900000)
 SELECT count(*) FROM fps_local WHERE within(fp, hashint8extended(:i, 42)::simhash64, 3);
@@ -251,18 +268,136 @@ for t in local dist dist4; do
 	echo "| $what | $lat ($(load)) |"
 done
 echo
+}
 
 # ---------------------------------------------------------------- insert-time check
 coord -f "$NDDUP_ROOT/test/citus/concurrency_setup.sql" >/dev/null
 l0=$(load)
-tps=$(as_pg pgbench -n -h "$WORKDIR" -p "${PORT[coordinator]}" -U "$PG_USER" -c 8 -j 2 -t 100 \
-	--random-seed=20261125 -f "$NDDUP_ROOT/test/citus/insert_original.pgbench" postgres 2>&1 |
-	sed -n 's/^tps = \([0-9.]*\) .*/\1/p')
-tps2=$(as_pg pgbench -n -h "$WORKDIR" -p "${PORT[coordinator]}" -U "$PG_USER" -c 8 -j 2 -t 100 \
-	--random-seed=20261125 -f "$NDDUP_ROOT/test/citus/insert_scoped.pgbench" postgres 2>&1 |
-	sed -n 's/^tps = \([0-9.]*\) .*/\1/p')
-echo "8 pgbench clients, 100 inserts each (load $l0 before, $(load) after): nddup_original() $tps inserts/s, site-scoped trigger $tps2 inserts/s"
+for script in insert_original insert_routed insert_scoped; do
+	TPS[$script]=$(as_pg pgbench -n -h "$WORKDIR" -p "${PORT[coordinator]}" -U "$PG_USER" -c 8 -j 2 -t 100 \
+		--random-seed=20261125 -f "$NDDUP_ROOT/test/citus/$script.pgbench" postgres 2>&1 |
+		sed -n 's/^tps = \([0-9.]*\) .*/\1/p')
+done
+echo "8 pgbench clients, 100 inserts each, empty tables (load $l0 before, $(load) after): nddup_original() ${TPS[insert_original]} inserts/s,"\
+	"nddup_original_routed() ${TPS[insert_routed]} inserts/s, site-scoped trigger ${TPS[insert_scoped]} inserts/s"
 echo
 echo '```'
 coord -At -f "$NDDUP_ROOT/test/citus/check_concurrency.sql"
+echo '```'
+echo
+
+# ---------------------------------------------------------------- insert-time check, N rows stored
+# Two tables distributed by id holding the N fingerprints (as originals):
+# ins_all for nddup_original(), ins_routed for nddup_original_routed() with
+# its key table ins_routed_keys (the block keys at radius 3 of every row,
+# distributed by key, one shard per worker).  Two workloads, each run with
+# both forms: "variants", every insert a variant of one of 100 bases (one
+# bit flipped: groups of near-duplicates, as test/citus), and "mixed", with
+# even odds such a variant or a fresh random fingerprint (a group of its
+# own, an original that stores its keys); base is the group.
+coord -v n="$ROWS" >/dev/null <<'SQL'
+CREATE SEQUENCE ins_ids START 1;
+SELECT setval('ins_ids', :n);
+CREATE TABLE ins_all (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('ins_all', 'id', colocate_with => 'fps');
+INSERT INTO ins_all (id, fp) SELECT id, fp FROM fps;
+CREATE INDEX ON ins_all USING gin (fp simhash64_gin_ops);
+CREATE TABLE ins_routed (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table('ins_routed', 'id', colocate_with => 'fps');
+INSERT INTO ins_routed (id, fp) SELECT id, fp FROM fps;
+CREATE TABLE ins_routed_keys (key bigint NOT NULL, id bigint NOT NULL, sig simhash64 NOT NULL);
+SELECT create_distributed_table('ins_routed_keys', 'key', shard_count => 2);
+INSERT INTO ins_routed_keys SELECT k, id, fp FROM ins_routed, unnest(hamming_block_keys(fp, 3)) k
+WHERE duplicate_of IS NULL;
+CREATE INDEX ON ins_routed_keys (key);
+VACUUM ANALYZE ins_all;
+VACUUM ANALYZE ins_routed;
+VACUUM ANALYZE ins_routed_keys;
+-- the checks of the rows inserted after the first n: groups (base) with
+-- one original each, duplicates pointing at it, no original within the
+-- radius of another original (stored or inserted)
+CREATE FUNCTION ins_check(t regclass, n bigint, OUT what text, OUT value bigint)
+RETURNS SETOF record LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	missed bigint := 0;
+	c bigint;
+BEGIN
+	CREATE TEMP TABLE ins_new ON COMMIT DROP AS SELECT * FROM ins_all WHERE false;
+	EXECUTE format('INSERT INTO ins_new SELECT * FROM %s WHERE id > %s', t, n);
+	RETURN QUERY SELECT 'rows inserted', count(*) FROM ins_new;
+	RETURN QUERY SELECT 'groups', count(DISTINCT base) FROM ins_new;
+	RETURN QUERY SELECT 'originals', count(*) FROM ins_new WHERE duplicate_of IS NULL;
+	RETURN QUERY SELECT 'groups without exactly one original (double originals)', count(*)
+		FROM (SELECT base FROM ins_new GROUP BY base
+			  HAVING count(*) FILTER (WHERE duplicate_of IS NULL) <> 1) s;
+	RETURN QUERY SELECT 'duplicates not pointing at the original of their group', count(*)
+		FROM ins_new d LEFT JOIN ins_new o ON o.id = d.duplicate_of
+		WHERE d.duplicate_of IS NOT NULL AND (o.id IS NULL OR o.base <> d.base OR o.duplicate_of IS NOT NULL);
+	FOR r IN SELECT id, fp FROM ins_new WHERE duplicate_of IS NULL LOOP
+		EXECUTE format('SELECT count(*) FROM %s WHERE within(fp, $1, 3) AND duplicate_of IS NULL AND id <> $2', t)
+			INTO c USING r.fp, r.id;
+		missed := missed + c;
+	END LOOP;
+	RETURN QUERY SELECT 'originals within the radius of another original (missed near-duplicates)', missed;
+END
+$$;
+SQL
+for w in variants mixed; do
+	case $w in
+		variants) base='\set base random(1, 100)' ;;
+		mixed) base='\set base case when random(0, 1) = 0 then random(1, 100) else random(1000, 1000000000000) end' ;;
+	esac
+	cat >"$WORKDIR/ins_all_$w.pgbench" <<EOF
+$base
+\\set bit random(0, 63)
+INSERT INTO ins_all (id, base, fp, duplicate_of)
+VALUES (nextval('ins_ids'), :base, (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64,
+	nddup_original('ins_all', '{fingerprint=fp,radius=3}',
+				   (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64, NULL::bigint));
+EOF
+	cat >"$WORKDIR/ins_routed_$w.pgbench" <<EOF
+$base
+\\set bit random(0, 63)
+SELECT nextval('ins_ids') AS id \\gset
+INSERT INTO ins_routed (id, base, fp, duplicate_of)
+VALUES (:id, :base, (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64,
+	nddup_original_routed('ins_routed', '{fingerprint=fp,radius=3}',
+						  (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64,
+						  :id::bigint, 'ins_routed_keys'));
+EOF
+done
+[ "$(id -u)" = 0 ] && chown "$PG_USER" "$WORKDIR"/*.pgbench
+echo "With $ROWS rows stored: 8 pgbench clients (-j 2), $INSERTS inserts each"
+echo
+echo "| workload | form | inserts/s | latency ms | load before / after | CPU ms per insert: coordinator / worker 1 / worker 2 |"
+echo "|---|---|---|---|---|---|"
+for run in variants:ins_all variants:ins_routed mixed:ins_all mixed:ins_routed; do
+	w=${run%%:*} t=${run#*:}
+	l0=$(load)
+	c0=$(cpu_ticks coordinator); w10=$(cpu_ticks worker1); w20=$(cpu_ticks worker2)
+	out=$(as_pg pgbench -n -h "$WORKDIR" -p "${PORT[coordinator]}" -U "$PG_USER" -c 8 -j 2 -t "$INSERTS" \
+		--random-seed=20261129 -f "$WORKDIR/${t}_$w.pgbench" postgres 2>&1)
+	c1=$(cpu_ticks coordinator); w11=$(cpu_ticks worker1); w21=$(cpu_ticks worker2)
+	n=$((8 * INSERTS))
+	case $t in
+		ins_all) what="nddup_original() (one query on each of 32 shards)" ;;
+		ins_routed) what="nddup_original_routed() (key table distributed by key)" ;;
+	esac
+	echo "| $w | $what | $(echo "$out" | sed -n 's/^tps = \([0-9.]*\) .*/\1/p') |"\
+		"$(echo "$out" | sed -n 's/^latency average = \([0-9.]*\) ms/\1/p') | $l0 / $(load) |"\
+		"$(echo "scale=2; 1000 * ($c1 - $c0) / $HZ / $n" | bc) / $(echo "scale=2; 1000 * ($w11 - $w10) / $HZ / $n" | bc) /"\
+		"$(echo "scale=2; 1000 * ($w21 - $w20) / $HZ / $n" | bc) |"
+	echo "$out" | grep -iE 'error|abort' | head -3
+done
+echo
+echo '```'
+for t in ins_all ins_routed; do
+	coord -At -F ': ' -c "SELECT '$t: ' || what, value FROM ins_check('$t', $ROWS)"
+done
+coord -At -F ': ' -v n="$ROWS" <<'SQL'
+SELECT 'ins_routed_keys: key rows of the inserted originals / 4 per inserted original',
+	(SELECT count(*) FROM ins_routed_keys WHERE id > :n) || ' / ' ||
+	4 * (SELECT count(*) FROM ins_routed WHERE id > :n AND duplicate_of IS NULL);
+SQL
 echo '```'

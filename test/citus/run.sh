@@ -4,9 +4,10 @@
 # same tables on one node: radius and nearest-n queries, batch pairs, joins
 # and clusters, aggregates, the insert-time check) and compares their output
 # with test/citus/expected/*.out; then 8 pgbench clients insert
-# near-duplicates through the coordinator, with nddup_original() and with a
-# trigger scoped by the distribution column, and test/citus/check_concurrency.sql
-# checks that no near-duplicate was missed and no group has two originals.
+# near-duplicates through the coordinator, with nddup_original(), with
+# nddup_original_routed() and with a trigger scoped by the distribution
+# column, and test/citus/check_concurrency.sql checks that no near-duplicate
+# was missed and no group has two originals.
 #
 #   NDDUP_CITUS_DESTDIR=/path/to/citus-destdir test/citus/run.sh
 #
@@ -50,7 +51,7 @@ done
 # variants one bit from their base): every (scope,) base must end with one
 # original and every other row pointing at it
 node_sql coordinator -f "$CITUS_ROOT/concurrency_setup.sql" >/dev/null || failed=1
-for script in insert_original insert_scoped; do
+for script in insert_original insert_routed insert_scoped; do
 	as_pg pgbench -n -h "$WORKDIR" -p "${PORT[coordinator]}" -U "$PG_USER" -c 8 -j 2 -t 50 \
 		--random-seed=20261125 -f "$CITUS_ROOT/$script.pgbench" postgres >"$WORKDIR/results/$script.log" 2>&1 ||
 		{ echo "FAIL pgbench $script"; tail -5 "$WORKDIR/results/$script.log"; failed=1; }

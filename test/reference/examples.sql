@@ -35,6 +35,8 @@ CREATE INDEX ON posts USING gin (fp simhash64_gin_ops) WITH (fastupdate = off) W
 CREATE INDEX posts_fp_ham ON posts USING hamming (fp) WHERE duplicate_of IS NULL;
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF body ON posts FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'source=body', 'radius=12');
+-- the key table of nddup_original_routed(): the block keys of every original of docs at radius 3
+CREATE TABLE docs_keys AS SELECT k AS key, id, fp AS sig FROM docs, unnest(hamming_block_keys(fp, 3)) k;
 
 -- types
 -- @ simhash64
@@ -341,6 +343,8 @@ SELECT nddup_row_key(102008, '(5,3)')
 SELECT nddup_original('docs', '{fingerprint=fp,source=body,radius=12,action=skip}', 'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source?', NULL::bigint)
 -- @ nddup_original(regclass,text[],"any",anyelement,"any")
 SELECT nddup_original('docs', '{fingerprint=fp,source=body,radius=12,scope=created_at,action=skip}', (SELECT body FROM docs WHERE id = 4), NULL::bigint, DATE '2026-01-05')
+-- @ nddup_original_routed(regclass,text[],"any",anyelement,regclass)
+SELECT nddup_original_routed('docs', '{fingerprint=fp,source=body,radius=3,action=skip}', 'PostgreSQL 15 adds the MERGE command, which lets one statement insert, update or delete rows of a target table depending on a join with a source?', 6::bigint, 'docs_keys')
 -- @ imatch(text,imatch_lexicon,integer,double precision)
 SELECT imatch(body, (SELECT imatch_lexicon_agg(body) FROM docs), 2) FROM docs WHERE id = 1
 
