@@ -391,19 +391,6 @@ simhash_agg_state_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
-/* Value of a hex digit, or -1. */
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Raise the error of a simhash_agg_state text that does not parse. */
 static void
 agg_state_syntax(const char *str)
@@ -439,7 +426,7 @@ simhash_agg_state_in(PG_FUNCTION_ARGS)
 		p++;
 		for (int d = 0; d < 16; d++, p++)
 		{
-			int			v = hex_digit(*p);
+			int			v = nddup_hex_digit_value(*p);
 
 			if (v < 0)
 				agg_state_syntax(str);
