@@ -47,18 +47,10 @@ PG_FUNCTION_INFO_V1(simhash_agg_state_send);
 bool
 nddup_parse_weighting_is_set(text *weighting)
 {
-	const char *name = VARDATA_ANY(weighting);
-	int			len = VARSIZE_ANY_EXHDR(weighting);
+	static const char *const names[] = {"tf", "set"};
 
-	if (len == 2 && memcmp(name, "tf", 2) == 0)
-		return false;
-	if (len == 3 && memcmp(name, "set", 3) == 0)
-		return true;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid simhash weighting \"%s\"", text_to_cstring(weighting)),
-			 errhint("Valid weightings are \"tf\" and \"set\".")));
-	return false;				/* keep compiler quiet */
+	return nddup_keyword_arg(weighting, "simhash weighting", names, 2, false,
+							 "Valid weightings are \"tf\" and \"set\".") == 1;
 }
 
 /* Hash of a feature given in the server encoding. */
