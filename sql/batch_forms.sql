@@ -20,13 +20,13 @@ SELECT p.oid, p.proname::text AS fname, a.n, p.proargnames[a.n] AS argname,
             WHEN p.proargnames[1] = 'new_query' THEN 'assign'
             WHEN p.proargnames[1] = 'rel' AND p.proargtypes[0] = 'regclass'::regtype THEN 'relation'
             WHEN p.proargnames[1] = 'rel' AND p.proargtypes[0] = 'text'::regtype THEN 'relation by name'
-            ELSE 'unknown: ' || coalesce(p.proargnames[1], '?') END AS form
+       END AS form
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'nddup'
 CROSS JOIN LATERAL generate_series(1, p.pronargs) AS a(n)
-WHERE p.proretset AND p.proname ~ '_(pairs|join|clusters|assign)$'
-  AND p.proname !~ '^nddup_';	-- nddup_sample_pairs samples pairs, it does not find them
+WHERE p.proretset AND p.proargnames[1] IN ('query', 'query_a', 'new_query', 'rel')
+  AND p.proname !~ '^nddup_';	-- the calibration functions: one form each
 
 -- each form's arguments from its parameter on, without order_column and
 -- verify_column: 'name type [= default]', and the same without the types
@@ -69,7 +69,7 @@ SELECT f.fname, f.form, array_to_string(f.args, ', ') AS arguments,
                     WHEN f.args = q.args THEN 'same'
                     ELSE 'differs from ' || q.fname || ': ' || array_to_string(q.args, ', ') END
            ELSE
-               CASE WHEN q.args IS NULL THEN 'no query form'
+               CASE WHEN q.args IS NULL THEN 'relation form only'
                     WHEN NOT pl.placed THEN 'own arguments out of place'
                     WHEN f.form = 'relation' AND f.args = q.args THEN 'same'
                     WHEN f.form = 'relation by name' AND f.typed_but_param = q.typed_but_param THEN 'same'
@@ -81,7 +81,8 @@ LEFT JOIN batch_forms q ON q.form = 'query'
 LEFT JOIN batch_form_placement pl ON pl.oid = f.oid
 ORDER BY f.fname, f.form;
 
--- the same as a count: every relation form and join matches
+-- the same as a count: every relation form that has a query form, and
+-- every join, matches
 SELECT count(*) AS forms_compared,
        count(*) FILTER (WHERE CASE f.form
            WHEN 'relation' THEN f.args IS DISTINCT FROM q.args OR NOT pl.placed
@@ -92,7 +93,7 @@ FROM batch_forms f
 LEFT JOIN batch_forms q ON q.form = 'query'
      AND q.fname = CASE WHEN f.form = 'join' THEN replace(f.fname, '_join', '_pairs') ELSE f.fname END
 LEFT JOIN batch_form_placement pl ON pl.oid = f.oid
-WHERE f.form NOT IN ('query', 'assign');
+WHERE f.form NOT IN ('query', 'assign') AND (q.args IS NOT NULL OR f.form = 'join');
 
 -- the call of the issue: the relation form takes bands and rows by name, and
 -- answers as the query form does with the same bands and rows (one band of
