@@ -137,7 +137,7 @@ SELECT count(*), count(DISTINCT cluster_id), bool_and(cluster_id <= id) AS earli
 FROM minhash_clusters('sp_docs', 'id', 's', 0.7, 'id', singletons => false, mode => 'components');
 CREATE TEMP VIEW sp_neg AS SELECT id, s, -id AS o FROM sp_docs;
 SELECT count(*), bool_and(cluster_id >= id) AS largest_named
-FROM minhash_clusters('sp_neg', 'id', 's', 0.7, 'o', false, mode => 'components');
+FROM minhash_clusters('sp_neg', 'id', 's', 0.7, 'o', singletons => false, mode => 'components');
 
 -- super_shingle_pairs = the self-join with super_shingles_match
 ALTER TABLE sp_docs ADD ss bigint[];

@@ -59,6 +59,8 @@ extern Datum simhash64_out(PG_FUNCTION_ARGS);
 extern char *nddup_text_to_utf8(text *t, size_t *len);
 extern void nddup_check_shingle_size(int32 size);
 extern NddupUnit nddup_parse_unit(text *unit);
+extern int	nddup_keyword_arg(text *t, const char *what, const char *const *names, int n,
+							  bool icase, const char *hint);
 
 /* the warning about radii that pair unrelated rows (src/batch/hamming/radius_warning.c) */
 #define NDDUP_SHORT_TEXT_BYTES	64

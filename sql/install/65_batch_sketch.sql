@@ -58,22 +58,24 @@ COMMENT ON FUNCTION @extschema@.minhash_clusters(text, float8, bigint, bigint, b
 	IS 'clusters of a query (id, minhash_sketch[, order key][, verification value]) at resemblance >= threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order key, then id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; with verify, only pairs whose values reach that resemblance match';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel regclass, id_column name, sketch_column name,
-	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, bands bigint DEFAULT NULL,
+	"rows" bigint DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	AS 'MODULE_PATHNAME', 'minhash_clusters_rel'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, boolean, name, float8, text)
-	IS 'clusters of a relation at resemblance >= threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order_column, then smallest id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) match';
+COMMENT ON FUNCTION @extschema@.minhash_clusters(regclass, name, name, float8, name, bigint, bigint, boolean, name, float8, text)
+	IS 'clusters of a relation at resemblance >= threshold: by default (mode greedy) each member is within the threshold of its cluster''s original, the earliest row (by order_column, then smallest id) that is not within the threshold of an earlier original; mode components: the connected components of the pairs; cluster_id is the earliest member; bands and rows as in the query form; with verify_column, only pairs whose values reach verify (default nddup.similarity_threshold) match';
 
 CREATE FUNCTION @extschema@.minhash_clusters(rel text, id_column name, sketch_column name,
-	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, singletons boolean DEFAULT true,
+	threshold float8 DEFAULT NULL, order_column name DEFAULT NULL, bands bigint DEFAULT NULL,
+	"rows" bigint DEFAULT NULL, singletons boolean DEFAULT true,
 	verify_column name DEFAULT NULL, verify float8 DEFAULT NULL, mode text DEFAULT 'greedy')
 	RETURNS TABLE (id bigint, cluster_id bigint)
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	AS $$ SELECT * FROM @extschema@.minhash_clusters(rel::regclass, id_column, sketch_column, threshold,
-		order_column, singletons, verify_column, verify, mode) $$;
-COMMENT ON FUNCTION @extschema@.minhash_clusters(text, name, name, float8, name, boolean, name, float8, text)
+		order_column, bands, "rows", singletons, verify_column, verify, mode) $$;
+COMMENT ON FUNCTION @extschema@.minhash_clusters(text, name, name, float8, name, bigint, bigint, boolean, name, float8, text)
 	IS 'the relation form, the relation named by a text: a call whose arguments are all untyped literals or parameters resolves to it';
 
 CREATE FUNCTION @extschema@.super_shingle_pairs(query text, r integer DEFAULT 2)

@@ -397,16 +397,11 @@ extern bool batch_verify_pair(BatchVerify *v, const char *a, uint32 alen, uint8 
  * ----------------------------------------------------------------
  */
 
-/* The first row of a candidate pair, as the second merge carries it. */
-typedef struct BatchCarried
-{
-	uint32		row;
-	int64		id;
-	uint8		flags;
-	const char *payload;		/* the fixed payload */
-	const char *extra;			/* the extra part, extra_len bytes */
-	uint32		extra_len;
-} BatchCarried;
+/*
+ * The first row of a candidate pair, as the second merge carries it: a row
+ * without its aux value (0).
+ */
+typedef BatchRow BatchCarried;
 
 /* Called with each distinct candidate (x carried, y read back). */
 typedef void (*BatchVerifyCallback) (void *arg, const BatchCarried *x,

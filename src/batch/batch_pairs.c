@@ -157,6 +157,7 @@ verify_runs(void *arg, char **records, const uint32 *lens, uint64 count)
 		memcpy(&key, rec, sizeof(uint64));
 		pair_rows(ps, key, &y, &x);
 		cx.row = x;
+		cx.aux = 0;
 		memcpy(&cx.id, rec + 8, sizeof(int64));
 		memcpy(&flags, rec + 16, sizeof(uint32));
 		cx.flags = (uint8) flags;

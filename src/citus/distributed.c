@@ -537,15 +537,21 @@ nddup_dist_minhash_pairs(FunctionCallInfo fcinfo)
 							   PG_GETARG_FLOAT8(3), bands, rows, true);
 }
 
-/* minhash_clusters(rel, id, sketch, threshold, order_column, singletons). */
+/*
+ * minhash_clusters(rel, id, sketch, threshold, order_column, bands, rows,
+ * singletons).
+ */
 bool
 nddup_dist_minhash_clusters(FunctionCallInfo fcinfo)
 {
 	NddupDistInput in;
+	int32		bands,
+				rows;
 
-	if (!rel_input(fcinfo, &in, 4) || PG_ARGISNULL(3) || !no_verify_args(fcinfo, 6, PG_NARGS() - 1))
+	if (!rel_input(fcinfo, &in, 4) || PG_ARGISNULL(3) ||
+		!band_args(fcinfo, 5, &bands, &rows) || !no_verify_args(fcinfo, 8, PG_NARGS() - 1))
 		return false;
 	return distributed_minhash(fcinfo, NDDUP_DIST_CLUSTERS, "minhash_clusters",
-							   &in, PG_GETARG_FLOAT8(3), 0, 0,
-							   PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5));
+							   &in, PG_GETARG_FLOAT8(3), bands, rows,
+							   PG_ARGISNULL(7) ? true : PG_GETARG_BOOL(7));
 }

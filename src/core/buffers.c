@@ -100,9 +100,7 @@ nddup_buf_free(NddupBuf *buf)
 {
 	if (buf->data != NULL)
 		nddup_free_hook(buf->data);
-	buf->data = NULL;
-	buf->len = 0;
-	buf->cap = 0;
+	*buf = (NddupBuf) {0};
 }
 
 /* Append one hash to hashes. */
@@ -181,7 +179,5 @@ nddup_hashes_free(NddupHashes *hashes)
 {
 	if (hashes->items != NULL)
 		nddup_free_hook(hashes->items);
-	hashes->items = NULL;
-	hashes->len = 0;
-	hashes->cap = 0;
+	*hashes = (NddupHashes) {0};
 }

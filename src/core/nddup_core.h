@@ -435,6 +435,7 @@ extern void *nddup_parse_keep(void *value, NddupParseCode code);
 #define NDDUP_HAMMING_BALL_BINARY_SIZE	12
 #define NDDUP_HAMMING_BALL_TEXT_SIZE	32	/* buffer for the text form */
 
+extern int	nddup_hex_digit_value(char c);
 extern NddupParseCode nddup_simhash64_parse(const char *str, uint64_t *value);
 extern void nddup_simhash64_format(uint64_t value, char out[17]);
 extern NddupParseCode nddup_simhash64_recv(const uint8_t *data, size_t len,

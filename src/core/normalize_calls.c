@@ -15,16 +15,27 @@
 #include "normalize_internal.h"
 
 /*
+ * The whole of src[0..len) appended to out: NFKC alone (nfkc), connector
+ * punctuation kept (joined), source bytes recorded in map (unless NULL).
+ */
+static void
+normalize_whole(const char *src, size_t len, NddupBuf *out, bool nfkc, bool joined,
+				NddupSourceMap *map)
+{
+	const uint8_t *no_gt_from = NULL;
+
+	nddup_normalize_internal(src, 0, len, len, out, nfkc, joined, &no_gt_from,
+							 NULL, NULL, map);
+}
+
+/*
  * Append to out the normalized form of the UTF-8 text src[0..len): markup
  * removed, NFKC, case folded, words separated by single spaces.
  */
 void
 nddup_normalize(const char *src, size_t len, NddupBuf *out)
 {
-	const uint8_t *no_gt_from = NULL;
-
-	nddup_normalize_internal(src, 0, len, len, out, false, false, &no_gt_from,
-							 NULL, NULL, NULL);
+	normalize_whole(src, len, out, false, false, NULL);
 }
 
 /*
@@ -37,10 +48,7 @@ nddup_normalize(const char *src, size_t len, NddupBuf *out)
 void
 nddup_normalize_joined(const char *src, size_t len, NddupBuf *out)
 {
-	const uint8_t *no_gt_from = NULL;
-
-	nddup_normalize_internal(src, 0, len, len, out, false, true, &no_gt_from,
-							 NULL, NULL, NULL);
+	normalize_whole(src, len, out, false, true, NULL);
 }
 
 /*
@@ -57,10 +65,7 @@ void
 nddup_normalize_mapped(const char *src, size_t len, bool joined, NddupBuf *out,
 					   NddupSourceMap *map)
 {
-	const uint8_t *no_gt_from = NULL;
-
-	nddup_normalize_internal(src, 0, len, len, out, false, joined, &no_gt_from,
-							 NULL, NULL, map);
+	normalize_whole(src, len, out, false, joined, map);
 }
 
 /* Free the arrays of a source map. */
@@ -83,10 +88,7 @@ nddup_source_map_free(NddupSourceMap *map)
 void
 nddup_nfkc(const char *src, size_t len, NddupBuf *out)
 {
-	const uint8_t *no_gt_from = NULL;
-
-	nddup_normalize_internal(src, 0, len, len, out, true, false, &no_gt_from,
-							 NULL, NULL, NULL);
+	normalize_whole(src, len, out, true, false, NULL);
 }
 
 /*

@@ -22,8 +22,8 @@
 #include "nddup_core.h"
 
 /* Value of one hexadecimal digit, or -1. */
-static inline int
-hex_digit_value(char c)
+int
+nddup_hex_digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -45,7 +45,7 @@ parse_hex16(const char *p, const char *end, uint64_t *result)
 		p += 2;
 	for (; p < end; p++)
 	{
-		int			d = hex_digit_value(*p);
+		int			d = nddup_hex_digit_value(*p);
 
 		if (d < 0 || ndigits == 16)
 			return false;

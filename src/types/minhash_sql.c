@@ -85,17 +85,11 @@ check_seed(int32 seed)
 static NddupMinhashMethod
 parse_method(text *t)
 {
-	char	   *name = text_to_cstring(t);
+	/* in the order of NddupMinhashMethod */
+	static const char *const names[] = {"kperm", "oph"};
 
-	if (strcmp(name, "kperm") == 0)
-		return NDDUP_MINHASH_KPERM;
-	if (strcmp(name, "oph") == 0)
-		return NDDUP_MINHASH_OPH;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid min-hash method \"%s\"", name),
-			 errhint("Valid methods are \"kperm\" (k permutations) and \"oph\" (one permutation, densified).")));
-	return NDDUP_MINHASH_KPERM;	/* keep compiler quiet */
+	return (NddupMinhashMethod) nddup_keyword_arg(t, "min-hash method", names, 2, false,
+												  "Valid methods are \"kperm\" (k permutations) and \"oph\" (one permutation, densified).");
 }
 
 /* A zeroed sketch with its header filled. */

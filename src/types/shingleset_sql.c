@@ -303,13 +303,11 @@ shingleset_jaccard(PG_FUNCTION_ARGS)
 Datum
 shingleset_distance(PG_FUNCTION_ARGS)
 {
-	bool		defined;
-	double		r = set_resemblance(PG_GETARG_SHINGLESET(0), PG_GETARG_SHINGLESET(1),
-									&defined);
+	Datum		r = shingleset_jaccard(fcinfo);
 
-	if (!defined)
+	if (fcinfo->isnull)
 		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(1.0 - r);
+	PG_RETURN_FLOAT8(1.0 - DatumGetFloat8(r));
 }
 
 /* a % b: r(A, B) >= nddup.similarity_threshold */

@@ -47,18 +47,10 @@ PG_FUNCTION_INFO_V1(simhash_agg_state_send);
 bool
 nddup_parse_weighting_is_set(text *weighting)
 {
-	const char *name = VARDATA_ANY(weighting);
-	int			len = VARSIZE_ANY_EXHDR(weighting);
+	static const char *const names[] = {"tf", "set"};
 
-	if (len == 2 && memcmp(name, "tf", 2) == 0)
-		return false;
-	if (len == 3 && memcmp(name, "set", 3) == 0)
-		return true;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid simhash weighting \"%s\"", text_to_cstring(weighting)),
-			 errhint("Valid weightings are \"tf\" and \"set\".")));
-	return false;				/* keep compiler quiet */
+	return nddup_keyword_arg(weighting, "simhash weighting", names, 2, false,
+							 "Valid weightings are \"tf\" and \"set\".") == 1;
 }
 
 /* Hash of a feature given in the server encoding. */
@@ -391,19 +383,6 @@ simhash_agg_state_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
-/* Value of a hex digit, or -1. */
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Raise the error of a simhash_agg_state text that does not parse. */
 static void
 agg_state_syntax(const char *str)
@@ -439,7 +418,7 @@ simhash_agg_state_in(PG_FUNCTION_ARGS)
 		p++;
 		for (int d = 0; d < 16; d++, p++)
 		{
-			int			v = hex_digit(*p);
+			int			v = nddup_hex_digit_value(*p);
 
 			if (v < 0)
 				agg_state_syntax(str);

@@ -62,22 +62,36 @@ nddup_check_shingle_size(int32 size)
 						   NDDUP_MAX_SHINGLE_SIZE)));
 }
 
+/*
+ * The index in names[] (n of them) of the keyword a text argument holds,
+ * compared in place (ignoring case when icase); else 22023 "invalid <what>"
+ * with the hint.
+ */
+int
+nddup_keyword_arg(text *t, const char *what, const char *const *names, int n,
+				  bool icase, const char *hint)
+{
+	const char *s = VARDATA_ANY(t);
+	int			len = VARSIZE_ANY_EXHDR(t);
+
+	for (int i = 0; i < n; i++)
+		if (len == (int) strlen(names[i]) &&
+			(icase ? pg_strncasecmp(s, names[i], len) : memcmp(s, names[i], len)) == 0)
+			return i;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid %s \"%s\"", what, text_to_cstring(t)),
+			 errhint("%s", hint)));
+	return 0;					/* keep compiler quiet */
+}
+
 /* The shingle unit named by unit: 'word', 'char' or 'word_'. */
 NddupUnit
 nddup_parse_unit(text *unit)
 {
-	const char *name = VARDATA_ANY(unit);
-	int			len = VARSIZE_ANY_EXHDR(unit);
-
-	for (int u = 0; u <= NDDUP_UNIT_MAX; u++)
-		if (len == (int) strlen(nddup_unit_names[u]) &&
-			memcmp(name, nddup_unit_names[u], len) == 0)
-			return (NddupUnit) u;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid shingle unit \"%s\"", text_to_cstring(unit)),
-			 errhint("Valid units are \"word\", \"char\" and \"word_\" (words that keep _).")));
-	return NDDUP_UNIT_WORD;		/* keep compiler quiet */
+	return (NddupUnit) nddup_keyword_arg(unit, "shingle unit", nddup_unit_names,
+										 NDDUP_UNIT_MAX + 1, false,
+										 "Valid units are \"word\", \"char\" and \"word_\" (words that keep _).");
 }
 
 /* A text datum from UTF-8 bytes, converted to the server encoding. */
@@ -106,32 +120,33 @@ utf8_to_text(const char *utf8, size_t len)
  * A document whose normalized form may not fit in 1 GB (NFKC can make a
  * text up to 11 times longer in bytes: U+FDFA) is measured first, so that
  * normalize_text and tokens, which hold the whole normalized text, raise
- * 54000 before allocating it rather than when it reaches 1 GB.
+ * 54000 before allocating it rather than when it reaches 1 GB.  Returns the
+ * UTF-8 bytes of the document (argument 0).
  */
-static void
-check_normalized_length(const char *utf8, size_t len)
+static char *
+normalizable_arg(FunctionCallInfo fcinfo, size_t *len)
 {
+	char	   *utf8 = nddup_text_to_utf8(PG_GETARG_TEXT_PP(0), len);
 	size_t		n;
 
-	if (len <= nddup_max_working / 16)
-		return;
-	n = nddup_normalized_length(utf8, len);
+	if (*len <= nddup_max_working / 16)
+		return utf8;
+	n = nddup_normalized_length(utf8, *len);
 	if (n > nddup_max_working - VARHDRSZ)
 		nddup_limit_exceeded(n + VARHDRSZ);
+	return utf8;
 }
 
 /* normalize_text(text): the normalized form of a text. */
 Datum
 normalize_text(PG_FUNCTION_ARGS)
 {
-	text	   *doc = PG_GETARG_TEXT_PP(0);
 	size_t		len;
-	char	   *utf8 = nddup_text_to_utf8(doc, &len);
+	char	   *utf8 = normalizable_arg(fcinfo, &len);
 	NddupBuf	norm = {0};
 	text	   *result;
 	int			encoding = GetDatabaseEncoding();
 
-	check_normalized_length(utf8, len);
 	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
 	{
 		/* normalize behind a varlena header: the buffer is the result */
@@ -212,15 +227,13 @@ add_token(void *arg, const char *token, size_t len)
 Datum
 tokens_text(PG_FUNCTION_ARGS)
 {
-	text	   *doc = PG_GETARG_TEXT_PP(0);
 	size_t		len;
-	char	   *utf8 = nddup_text_to_utf8(doc, &len);
-	NddupBuf	norm = {0};
+	char	   *utf8 = normalizable_arg(fcinfo, &len);
 	TokenArray	a = {0};
+	NddupBuf	norm = {0};
 	Size		total;
 	ArrayType  *result;
 
-	check_normalized_length(utf8, len);
 	nddup_normalize(utf8, len, &norm);
 	a.convert = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
 	nddup_tokenize(norm.data, norm.len, add_token, &a);

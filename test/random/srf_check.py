@@ -42,7 +42,7 @@ MAY_NEED_WORK_MEM = {"from_pairs", "assign"}
 
 # Min-hash pairs at a threshold every pair meets, beyond work_mem: refused with
 # 54000 (the result would be every pair of more rows than work_mem holds).
-ALL_PAIRS_REFUSED = {"mh_pairs", "mh_pairs_rel", "mh_pairs_bands", "mh_join"}
+ALL_PAIRS_REFUSED = {"mh_pairs", "mh_pairs_rel", "mh_pairs_bands", "mh_pairs_bands_rel", "mh_join"}
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi "
          "omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan "
@@ -136,6 +136,26 @@ def mode_rows(mode, rows, edges, singletons, key):
 def mode_arg(mode):
     """The SQL argument of a mode: none for the default half of the time."""
     return "" if mode is None else ", mode => '%s'" % mode
+
+
+def band_plan(k, t, bands, rows, any_sketch):
+    """Explicit bands and rows at threshold t over sketches of k values: 'bad'
+    (refused, 22023), 'exact' (they cover every pair at the threshold) or
+    'approx' (LSH may miss pairs)."""
+    emin = next((e for e in range(k + 1) if e / k >= t), k)
+    b = bands or 0
+    r = rows or 0
+    if any(v is not None and (v < 1 or v > 1024) for v in (bands, rows)):
+        return "bad"
+    # bands * rows is checked against the k of the first sketch: no sketch, no check
+    if (b or r) and any_sketch:
+        if b == 0:
+            b = k // r
+        if r == 0:
+            r = k // b
+        if b < 1 or r < 1 or b * r > k:
+            return "bad"
+    return "exact" if (b == 0 and r == 0) or (emin > 0 and b > k - emin) else "approx"
 
 
 def order_key(ords, ids):
@@ -458,13 +478,26 @@ class Iteration:
                    "'SELECT id, s FROM d WHERE NOT side', %s)" % t, exp)
         self.check("mh_clusters", "SELECT * FROM minhash_clusters('SELECT id, s%s FROM d', %s, singletons => %s%s)"
                    % (", ord" if with_ord else "", t, singletons, mode_arg(mode)), exp)
-        self.check("mh_clusters_rel", "SELECT * FROM minhash_clusters('d', 'id', 's', %s, %s, %s%s)"
-                   % (t, "'ord'" if with_ord else "NULL", singletons, mode_arg(mode)), exp)
+        self.check("mh_clusters_rel", "SELECT * FROM minhash_clusters('d', 'id', 's', %s, order_column => %s, "
+                   "singletons => %s%s)" % (t, "'ord'" if with_ord else "NULL", singletons, mode_arg(mode)), exp)
         bands = None if rng.random() < 0.3 else rng.choice([rng.randint(1, self.k), rng.randint(0, 1100)])
         rows = None if rng.random() < 0.3 else rng.choice([rng.randint(1, 8), rng.randint(0, 1100)])
         self.bands = (bands, rows)
         self.check("mh_pairs_bands", "SELECT * FROM minhash_pairs('SELECT id, s FROM d', %s, %s, %s)"
                    % (t, sql_lit(bands), sql_lit(rows)), LATER)
+        # the relation forms take bands and rows by name, as the query forms do
+        self.check("mh_pairs_bands_rel", "SELECT * FROM minhash_pairs('d', 'id', 's', %s, bands => %s, "
+                   "rows => %s)" % (t, sql_lit(bands), sql_lit(rows)), LATER)
+        # clusters with bands where the answer does not depend on the banding
+        if bad or all(band_plan(self.k, float(t), bands, rows, s) != "approx" for s in (False, True)):
+            self.check("mh_clusters_bands", "SELECT * FROM minhash_clusters('SELECT id, s%s FROM d', %s, "
+                       "bands => %s, rows => %s, singletons => %s%s)"
+                       % (", ord" if with_ord else "", t, sql_lit(bands), sql_lit(rows), singletons,
+                          mode_arg(mode)), LATER)
+            self.check("mh_clusters_bands_rel", "SELECT * FROM minhash_clusters('d', 'id', 's', %s, "
+                       "order_column => %s, bands => %s, rows => %s, singletons => %s%s)"
+                       % (t, "'ord'" if with_ord else "NULL", sql_lit(bands), sql_lit(rows), singletons,
+                          mode_arg(mode)), LATER)
         self.super_r = rng.randint(-1, self.groups[0] + 1)
         self.check("super_pairs", "SELECT * FROM super_shingle_pairs('SELECT id, ss FROM d', %d)" % self.super_r,
                    LATER)
@@ -520,27 +553,16 @@ class Iteration:
             key = order_key(ords if with_ord else None, {i: i for i in nodes})
             cl = mode_rows(mode, nodes, [(a, b) for a, b, *_ in hit], singletons, key)
             out["mh_clusters"] = out["mh_clusters_rel"] = ("rows", cl)
-            # explicit bands: exact when they cover every pair at the threshold
-            k = self.k
-            emin = next((e for e in range(k + 1) if e / k >= t), k)
-            bands, brows = self.bands
-            b = bands or 0
-            r = brows or 0
-            bad_band = any(v is not None and (v < 1 or v > 1024) for v in (bands, brows))
-            # bands * rows is checked against the k of the first sketch: no sketch, no check
-            if not bad_band and (b or r) and nodes:
-                if b == 0:
-                    b = k // r
-                if r == 0:
-                    r = k // b
-                bad_band = b < 1 or r < 1 or b * r > k
-            if bad_band:
-                out["mh_pairs_bands"] = ("22023", None)
+            plan = band_plan(self.k, t, *self.bands, bool(nodes))
+            if plan == "bad":
+                out["mh_pairs_bands"] = out["mh_clusters_bands"] = ("22023", None)
             else:
-                exact = (b == 0 and r == 0) or (emin > 0 and b > k - emin)
-                out["mh_pairs_bands"] = ("rows" if exact else "subset", found)
+                out["mh_pairs_bands"] = ("rows" if plan == "exact" else "subset", found)
+                out["mh_clusters_bands"] = ("rows", cl)
         else:
-            out["mh_pairs_bands"] = ("22023", None)
+            out["mh_pairs_bands"] = out["mh_clusters_bands"] = ("22023", None)
+        out["mh_pairs_bands_rel"] = out["mh_pairs_bands"]
+        out["mh_clusters_bands_rel"] = out["mh_clusters_bands"]
         # the LSH index answers exactly jaccard(s, q) >= t (a sketch resembles itself: 1)
         est = {}
         for a, b, _, e, *_ in pairs:

@@ -185,9 +185,9 @@ SELECT * FROM minhash_pairs('docs', 'id', 'sk', '0.5') ORDER BY 1, 2
 SELECT * FROM minhash_join('SELECT id, sk FROM docs WHERE id < 3', 'SELECT id, sk FROM docs WHERE id >= 3', 0.5) ORDER BY 1, 2
 -- @ minhash_clusters(text,double precision,bigint,bigint,boolean,double precision,text)
 SELECT * FROM minhash_clusters('SELECT id, sk, created_at, body FROM docs', 0.4, verify => 0.5) ORDER BY id
--- @ minhash_clusters(regclass,name,name,double precision,name,boolean,name,double precision,text)
-SELECT * FROM minhash_clusters('docs', 'id', 'sk', 0.5, 'created_at') ORDER BY id
--- @ minhash_clusters(text,name,name,double precision,name,boolean,name,double precision,text)
+-- @ minhash_clusters(regclass,name,name,double precision,name,bigint,bigint,boolean,name,double precision,text)
+SELECT * FROM minhash_clusters('docs'::regclass, 'id', 'sk', 0.5, 'created_at', bands => 16, rows => 8) ORDER BY id
+-- @ minhash_clusters(text,name,name,double precision,name,bigint,bigint,boolean,name,double precision,text)
 SELECT * FROM minhash_clusters('docs', 'id', 'sk', '0.5') ORDER BY id
 -- @ super_shingle_pairs(text,integer)
 SELECT * FROM super_shingle_pairs('SELECT id, supers FROM docs') ORDER BY 1, 2

@@ -336,9 +336,7 @@ bool
 set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 			const uint64 *b, uint32 nb, uint8 fb, double *score)
 {
-	uint32		i = 0;
-	uint32		j = 0;
-	uint64		common = 0;
+	uint64		common;
 	double		denom;
 
 	if ((fa | fb) & ROW_NO_SAMPLE)
@@ -349,19 +347,7 @@ set_measure(SetBatch *sb, const uint64 *a, uint32 na, uint8 fa,
 		*score = 1.0;
 		return sb->measure == SET_JACCARD && (fa & ROW_EMPTY) && (fb & ROW_EMPTY);
 	}
-	while (i < na && j < nb)
-	{
-		if (a[i] < b[j])
-			i++;
-		else if (a[i] > b[j])
-			j++;
-		else
-		{
-			common++;
-			i++;
-			j++;
-		}
-	}
+	common = nddup_intersection_count(a, na, b, nb);
 	if (sb->measure == SET_JACCARD)
 		denom = (double) ((uint64) na + nb - common);
 	else if (sb->call->mode == BATCH_JOIN)

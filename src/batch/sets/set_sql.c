@@ -142,17 +142,11 @@ read_input(SetBatch *sb, const char *argname, const char *query, int nroles,
 static SetMeasure
 parse_measure(text *t)
 {
-	char	   *m = text_to_cstring(t);
+	static const char *const names[] = {"jaccard", "containment"};
 
-	if (pg_strcasecmp(m, "jaccard") == 0)
-		return SET_JACCARD;
-	if (pg_strcasecmp(m, "containment") == 0)
-		return SET_CONTAINMENT;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid measure \"%s\"", m),
-			 errhint("Valid measures are jaccard and containment.")));
-	return SET_JACCARD;			/* keep the compiler quiet */
+	return nddup_keyword_arg(t, "measure", names, 2, true,
+							 "Valid measures are jaccard and containment.") == 0 ?
+		SET_JACCARD : SET_CONTAINMENT;
 }
 
 /* Set up a call: threshold, measure, row store and frequency table. */

@@ -525,11 +525,14 @@ minhash_clusters_query(PG_FUNCTION_ARGS)
 
 /*
  * minhash_clusters(rel, id_column, sketch_column, threshold, order_column,
- * singletons): the same over a relation; order_column may be NULL.
+ * bands, rows, singletons, verify_column, verify, mode): the same over a
+ * relation; order_column may be NULL.
  */
 Datum
 minhash_clusters_rel(PG_FUNCTION_ARGS)
 {
+	int32		bands,
+				rows;
 	char	   *query;
 	Name		verifycol;
 	double		vthreshold;
@@ -542,19 +545,20 @@ minhash_clusters_rel(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
-	if (!batch_cluster_mode_arg(fcinfo, 8, &greedy))
+	if (!batch_cluster_mode_arg(fcinfo, 10, &greedy))
 		return (Datum) 0;
 	if (!greedy && nddup_dist_minhash_clusters(fcinfo))
 		return (Datum) 0;
+	band_args(fcinfo, 5, &bands, &rows);
 	check_threshold(PG_GETARG_FLOAT8(3));
-	verifycol = batch_verify_relation_args(fcinfo, "minhash_clusters", 6, &vthreshold);
+	verifycol = batch_verify_relation_args(fcinfo, "minhash_clusters", 8, &vthreshold);
 	query = nddup_relation_query("minhash_clusters", PG_GETARG_OID(0), PG_GETARG_NAME(1),
 								 PG_GETARG_NAME(2),
 								 PG_ARGISNULL(4) ? NULL : PG_GETARG_NAME(4), verifycol,
 								 sketch_cols, nddup_lookup_type(fcinfo, "minhash_sketch"));
 	pairs_or_clusters(fcinfo, BATCH_CLUSTER, "minhash_clusters", query,
-					  PG_GETARG_FLOAT8(3), 0, 0,
-					  PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5), verifycol != NULL,
+					  PG_GETARG_FLOAT8(3), bands, rows,
+					  PG_ARGISNULL(7) ? true : PG_GETARG_BOOL(7), verifycol != NULL,
 					  vthreshold, greedy);
 	return (Datum) 0;
 }

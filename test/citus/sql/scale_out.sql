@@ -149,8 +149,8 @@ FROM unnest(ARRAY[0.5, 0.8]) t;
 SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L)', 'sp', 'id', 's', t, 'ord'),
 				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L)', 'sp_local', 'id', 's', t, 'ord'))).*
 FROM unnest(ARRAY[0.5, 0.8]) t;
-SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, false)', 'sp_t', 'id', 's', t, 'ord'),
-				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, false)', 'sp_t_local', 'id', 's', t, 'ord'))).*
+SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, singletons => false)', 'sp_t', 'id', 's', t, 'ord'),
+				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, singletons => false)', 'sp_t_local', 'id', 's', t, 'ord'))).*
 FROM unnest(ARRAY[0.5, 0.8]) t;
 SELECT (sdiff('SELECT * FROM minhash_pairs(''sp'', ''id'', ''s'', 0.7, 8, 16)',
 			  'SELECT * FROM minhash_pairs(''sp_local'', ''id'', ''s'', 0.7, 8, 16)')).* AS approximate_layout;
