@@ -220,6 +220,24 @@ UPDATE gsc SET site = 'b' WHERE id = 3;	-- 3 moves to site b (a copy of 2); 4 is
 SELECT id, site, duplicate_of FROM gsc ORDER BY id;
 DROP TABLE gsc;
 
+-- order= a column that changes: with the column in both triggers' UPDATE
+-- OF lists, a row that moves is judged at its new place, and an insert
+-- that sorts before existing rows takes over what it should
+CREATE TABLE go (id int PRIMARY KEY, rank int NOT NULL, fp simhash64, duplicate_of int);
+CREATE INDEX ON go USING hamming (fp);
+SELECT pg_temp.graph_triggers('go', 'fp, rank', $$'fingerprint=fp', 'radius=3', 'order=rank'$$);
+INSERT INTO go VALUES (1, 10, '0000000000000000'), (2, 20, '0000000000000007'),
+	(3, 30, '000000000000003f');
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+UPDATE go SET rank = 25 WHERE id = 1;	-- 2 comes first: 1 and 3 are its duplicates
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+SELECT * FROM pg_temp.graph_scratch_diff('go', :pred, 'rank');
+INSERT INTO go VALUES (4, 5, '00000000000001ff');	-- before all; 3 matches it (3 bits)
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+SELECT * FROM pg_temp.graph_check('go', :pred);
+SELECT * FROM pg_temp.graph_scratch_diff('go', :pred, 'rank');
+DROP TABLE go;
+
 -- 3. visibility=caller: a role that may read some rows only judges again
 -- only the duplicates it may read, against the originals it may read
 CREATE TABLE gr (id int PRIMARY KEY, fp simhash64, duplicate_of int, site text);

@@ -70,6 +70,7 @@ typedef struct DedupConfig
 								 * minhash(text, int, text, int, int, text)
 								 * or shingle_set(text, int, text) */
 	char	   *index_name;		/* an index serving the lookup, or NULL */
+	bool		index_full;		/* one of them holds every row (no predicate) */
 	struct varlena *filter;		/* filter=: the shingle_filter, or NULL */
 	char	   *filter_sql;		/* filter=: "(SELECT column FROM table)" */
 	Oid			filter_relid;	/* filter=: the table, or InvalidOid */

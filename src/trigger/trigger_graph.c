@@ -256,9 +256,14 @@ graph_prepare(const char *sql, int nargs, Oid *argtypes)
  *	SELECT t.id, t.order FROM ONLY <table> t WHERE t.duplicate_of = $1
  *	 AND t.id IS NOT NULL
  *
- *	SELECT t.id, t.order, t.duplicate_of, o.id, o.order
- *	  FROM ONLY <table> t LEFT JOIN ONLY <table> o ON o.id = t.duplicate_of
- *	 WHERE <t matches $1> (nddup_dedup_match_clause(), every row)
+ *	SELECT t.id, t.order, t.duplicate_of,
+ *		   (SELECT o.order FROM ONLY <table> o WHERE o.id = t.duplicate_of)
+ *	  FROM ONLY <table> t WHERE <t matches $1> (nddup_dedup_match_clause(),
+ *	  every row)
+ *
+ * (the subquery is t.duplicate_of itself when the order is the id's; a
+ * scalar subquery rather than a join, so that the plan cannot become a
+ * join that reads the table);
  *
  * (as the table owner, or as the current role under visibility=caller);
  *
@@ -304,10 +309,13 @@ graph_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	{
 		char	   *match = nddup_dedup_match_clause(cfg, false, argtypes, &nargs);
 
+		char	   *dup_ord = cfg->order_attno == cfg->id_attno ?
+			psprintf("t.%s", dup) :
+			psprintf("(SELECT o.%s FROM ONLY %s o WHERE o.%s %s t.%s)", ord, table, id, equals, dup);
+
 		entry->graph[GRAPH_LATER] =
-			graph_prepare(psprintf("SELECT t.%s, t.%s, t.%s, o.%s, o.%s FROM ONLY %s t LEFT JOIN ONLY %s o ON o.%s %s t.%s WHERE %s",
-								   id, ord, dup, id, ord, table, table, id, equals, dup,
-								   match),
+			graph_prepare(psprintf("SELECT t.%s, t.%s, t.%s, %s FROM ONLY %s t WHERE %s",
+								   id, ord, dup, dup_ord, table, match),
 						  nargs, argtypes);
 	}
 }
@@ -460,11 +468,12 @@ graph_push_later(GraphState *gs, const GraphRow *row)
 		it.ord = graph_spi_value(i, 2, &it.ord_null);
 		if (graph_cmp_items(gs, &it, &row->place) <= 0)
 			continue;
-		(void) graph_spi_value(i, 3, &dup_null);
-		orig.id = graph_spi_value(i, 4, &orig_null);
-		orig.ord = graph_spi_value(i, 5, &orig.ord_null);
+		orig.id = graph_spi_value(i, 3, &dup_null);
+		orig.ord = graph_spi_value(i, 4, &orig_null);
+		orig.ord_null = false;
+		/* its original comes first: it stays (a missing one reads NULL: judged again) */
 		if (!dup_null && !orig_null && graph_cmp_items(gs, &orig, &row->place) < 0)
-			continue;			/* its original comes first: it stays */
+			continue;
 		graph_push(gs, it.ord, it.ord_null, it.id);
 	}
 	SPI_freetuptable(SPI_tuptable);
@@ -574,7 +583,7 @@ graph_run(GraphState *gs)
 }
 
 /*
- * Was the row an original, and had it the id, the judged values and the
+ * Had the old row the id, the order value, the judged values and the
  * duplicate_of of the new row?  Then an UPDATE changed nothing judged.
  */
 static bool
@@ -593,6 +602,15 @@ graph_unchanged(DedupCacheEntry *entry, Relation rel, HeapTuple oldtuple, HeapTu
 	b = heap_getattr(newtuple, cfg->dup_attno, desc, &null_b);
 	if (null_a != null_b || (!null_a && !datumIsEqual(a, b, cfg->id_typbyval, cfg->id_typlen)))
 		return false;
+	if (cfg->order_attno != cfg->id_attno)
+	{
+		Form_pg_attribute ord = TupleDescAttr(desc, cfg->order_attno - 1);
+
+		a = heap_getattr(oldtuple, cfg->order_attno, desc, &null_a);
+		b = heap_getattr(newtuple, cfg->order_attno, desc, &null_b);
+		if (null_a != null_b || (!null_a && !datumIsEqual(a, b, ord->attbyval, ord->attlen)))
+			return false;
+	}
 	return nddup_dedup_same_values(entry, rel, oldtuple, newtuple);
 }
 
@@ -682,9 +700,7 @@ nddup_dedup_graph_fire(DedupCacheEntry *entry, TriggerData *td)
 	Datum		old_id = (Datum) 0;
 	bool		isnull;
 
-	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		nddup_dedup_graph_check(rel, td->tg_trigger, cfg);
-	graph_check_config(cfg, td->tg_trigger->tgname);
+	nddup_dedup_graph_check(rel, td->tg_trigger, cfg);
 	/* an UPDATE of duplicate_of by a repair further up the stack */
 	if (graph_repairing)
 		return;

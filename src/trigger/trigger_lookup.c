@@ -98,7 +98,16 @@ nddup_dedup_match_clause(const DedupConfig *cfg, bool originals_only,
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "%s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
 					 fpexpr, nsp, nsp, cfg->query_func, dedup_col(cfg, cfg->id_attno));
-	if (originals_only && cfg->dup_attno)
+	/*
+	 * Originals only: "IS NULL" proves a partial index's predicate; with an
+	 * index of every row it is written so that no btree on duplicate_of can
+	 * serve it (the generic plan would AND it with the signature's index and
+	 * read every original's entry on each lookup).
+	 */
+	if (originals_only && cfg->dup_attno && cfg->index_full)
+		appendStringInfo(&buf, " AND pg_catalog.num_nulls(%s) OPERATOR(pg_catalog.=) 1",
+						 dedup_col(cfg, cfg->dup_attno));
+	else if (originals_only && cfg->dup_attno)
 		appendStringInfo(&buf, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
 	if (cfg->scope_attno)
 	{
