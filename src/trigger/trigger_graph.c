@@ -614,6 +614,39 @@ graph_unchanged(DedupCacheEntry *entry, Relation rel, HeapTuple oldtuple, HeapTu
 	return nddup_dedup_same_values(entry, rel, oldtuple, newtuple);
 }
 
+/*
+ * Did the BEFORE trigger decide an inserted row for good?  With the id as
+ * the order, a row it made the duplicate of an earlier row is: that is the
+ * earliest original the row matches, so also the earliest before it, and a
+ * row that never was an original has no duplicates.  (A later original, or
+ * none, leaves the row to the repair.)
+ */
+static bool
+graph_insert_decided(DedupCacheEntry *entry, Relation rel, HeapTuple tuple)
+{
+	const DedupConfig *cfg = &entry->config;
+	TupleDesc	desc = RelationGetDescr(rel);
+	TypeCacheEntry *tc;
+	bool		isnull;
+	Datum		dup;
+	Datum		id;
+
+	if (cfg->order_attno != cfg->id_attno)
+		return false;
+	dup = heap_getattr(tuple, cfg->dup_attno, desc, &isnull);
+	if (isnull)
+		return false;
+	id = heap_getattr(tuple, cfg->id_attno, desc, &isnull);
+	if (isnull)
+		return false;
+	tc = lookup_type_cache(cfg->id_type, TYPECACHE_CMP_PROC_FINFO);
+	if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
+		return false;
+	return DatumGetInt32(FunctionCall2Coll(&tc->cmp_proc_finfo,
+										   TupleDescAttr(desc, cfg->id_attno - 1)->attcollation,
+										   dup, id)) < 0;
+}
+
 /* Start a repair: the comparison functions and an empty worklist. */
 static void
 graph_start(GraphState *gs, DedupCacheEntry *entry, Relation rel)
@@ -705,6 +738,8 @@ nddup_dedup_graph_fire(DedupCacheEntry *entry, TriggerData *td)
 	if (graph_repairing)
 		return;
 
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) && graph_insert_decided(entry, rel, td->tg_trigtuple))
+		return;
 	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		HeapTuple	oldtuple = td->tg_trigtuple;
