@@ -145,6 +145,12 @@ CREATE TRIGGER graph_skip AFTER DELETE ON gbad FOR EACH ROW
 SELECT * FROM nddup_check_trigger('gbad') ORDER BY 1;
 DELETE FROM gbad;
 DROP TABLE gbad;
+-- measure=containment is one-directional: the AFTER form refuses it
+CREATE TABLE gct (id int PRIMARY KEY, body text, duplicate_of int);
+SELECT pg_temp.graph_triggers('gct', 'body',
+	$$'source=body', 'method=shingleset', 'threshold=0.5', 'measure=containment'$$);
+SELECT * FROM nddup_check_trigger('gct') ORDER BY 1;
+DROP TABLE gct;
 
 -- 2. method=shingleset and method=minhash, from the text, with an order
 -- column: the survivor order is (created, id)
