@@ -212,6 +212,26 @@ UPDATE gm SET body = graph_doc(id + 40, 0) WHERE duplicate_of IS NULL;
 SELECT id, created, duplicate_of FROM gm ORDER BY created, id;
 SELECT * FROM pg_temp.graph_check('gm', :mpred);
 
+-- keep the longest text: order= a stored generated column (minus the
+-- length); a longer copy inserted later sorts first and takes over
+CREATE TABLE gl (id int PRIMARY KEY, body text,
+	neg_len int GENERATED ALWAYS AS (-length(body)) STORED, duplicate_of int);
+CREATE INDEX ON gl USING gin ((shingle_set(body, 3, 'word')) shingleset_ops) WITH (fastupdate = off);
+CREATE INDEX ON gl (duplicate_of);
+SELECT pg_temp.graph_triggers('gl', 'body',
+	$$'source=body', 'method=shingleset', 'threshold=0.5', 'order=neg_len'$$);
+INSERT INTO gl (id, body) VALUES (1, 'one two three four five six seven eight');
+INSERT INTO gl (id, body) VALUES (2, 'one two three four five six seven eight nine');
+INSERT INTO gl (id, body) VALUES (3, 'one two three four five six seven eight nine ten'),
+	(4, 'alpha beta gamma delta epsilon zeta eta theta');
+SELECT id, neg_len, duplicate_of FROM gl ORDER BY neg_len, id;
+SELECT * FROM pg_temp.graph_check('gl', :spred);
+SELECT * FROM pg_temp.graph_scratch_diff('gl', :spred, 'neg_len');
+DELETE FROM gl WHERE id = 3;	-- the longest goes: 2 takes over
+SELECT id, neg_len, duplicate_of FROM gl ORDER BY neg_len, id;
+SELECT * FROM pg_temp.graph_scratch_diff('gl', :spred, 'neg_len');
+DROP TABLE gl;
+
 -- scope=: the duplicates are judged again within their scope only; the
 -- AFTER trigger covers the BEFORE trigger's UPDATE OF columns
 CREATE TABLE gsc (id int PRIMARY KEY, site text, fp simhash64, duplicate_of int);
