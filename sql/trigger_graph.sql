@@ -1,12 +1,13 @@
 --
--- nddup_dedup_trigger() fired AFTER DELETE OR UPDATE: the duplicates of an
--- original that is deleted or whose text changes are judged again, in the
--- survivor order, against the remaining originals.  After every step
+-- nddup_dedup_trigger() fired AFTER INSERT OR DELETE OR UPDATE: every row
+-- whose judgement depends on a row that is inserted, deleted or edited is
+-- judged again, in the survivor order.  After every step
 -- pg_temp.graph_check() counts dangling duplicate_of, chains, originals that
 -- match each other and duplicates that do not match their original (all
 -- 0), and pg_temp.graph_scratch_diff() lists the rows that differ from a
--- from-scratch judgement in the survivor order (docs/trigger.md#deletes-and-edits
--- says when it is empty).  Concurrency: test/isolation/specs/trigger_graph*.spec.
+-- from-scratch judgement in the survivor order (always none:
+-- docs/trigger.md#deletes-and-edits).  Concurrency:
+-- test/isolation/specs/trigger_graph*.spec.
 --
 SET client_min_messages = warning;
 \getenv abs_srcdir PG_ABS_SRCDIR
@@ -17,11 +18,11 @@ SET client_min_messages = warning;
 
 -- 1. method=simhash, precomputed fingerprints, radius 3
 CREATE TABLE g (id int PRIMARY KEY, fp simhash64, duplicate_of int);
-CREATE INDEX ON g USING hamming (fp) WHERE duplicate_of IS NULL;
+CREATE INDEX ON g USING hamming (fp);
 CREATE INDEX ON g (duplicate_of);
 CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF fp ON g FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3');
-CREATE TRIGGER dedup_graph AFTER DELETE OR UPDATE OF fp ON g FOR EACH ROW
+CREATE TRIGGER dedup_graph AFTER INSERT OR DELETE OR UPDATE OF fp ON g FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3');
 SELECT * FROM nddup_check_trigger('g') ORDER BY 1;
 \set pred '''a.fp <-> b.fp <= 3'''
@@ -72,21 +73,44 @@ DELETE FROM g WHERE id IN (10, 11);
 SELECT id, fp, duplicate_of FROM g ORDER BY id;
 SELECT * FROM pg_temp.graph_check('g', :pred);
 
--- what is not judged again (docs/trigger.md#deletes-and-edits):
--- (a) an affected row whose only match is a later original points at it;
--- from scratch it would be the original and the later row its duplicate
+-- the rows after a row that changes are judged again too:
+-- (a) 1 original, 2 its duplicate, 3 an original that matches 2 but not 1:
+-- when 1 goes, 2 becomes the original and 3 its duplicate
 TRUNCATE g;
 INSERT INTO g VALUES (1, '0000000000000000'), (2, '0000000000000001'), (3, '000000000000000f');
 DELETE FROM g WHERE id = 1;
 SELECT id, fp, duplicate_of FROM g ORDER BY id;
 SELECT * FROM pg_temp.graph_check('g', :pred);
 SELECT * FROM pg_temp.graph_scratch_diff('g', :pred, 'id');
--- (b) an affected row that becomes an original keeps a later row that
--- matches it at the original it has
+-- (b) a row that becomes an original takes over a later duplicate of a
+-- later original: 4 (a copy of 3) matches 2, which becomes an original
 TRUNCATE g;
 INSERT INTO g VALUES (1, '0000000000000000'), (2, '0000000000000001'), (3, '00000000000000f0'),
 	(4, '0000000000000071');
 DELETE FROM g WHERE id = 1;
+SELECT id, fp, duplicate_of FROM g ORDER BY id;
+SELECT * FROM pg_temp.graph_check('g', :pred);
+SELECT * FROM pg_temp.graph_scratch_diff('g', :pred, 'id');
+
+-- (c) the change travels: deleting 1 makes 2 an original, which makes 3
+-- (2's match, 1's not) a duplicate, which makes 4 (3's match only) an
+-- original and 5 (4's match) its duplicate
+TRUNCATE g;
+INSERT INTO g VALUES (1, '0000000000000000'), (2, '0000000000000007'), (3, '000000000000003f'),
+	(4, '00000000000001ff'), (5, '0000000000000fff');
+SELECT id, fp, duplicate_of FROM g ORDER BY id;
+DELETE FROM g WHERE id = 1;
+SELECT id, fp, duplicate_of FROM g ORDER BY id;
+SELECT * FROM pg_temp.graph_check('g', :pred);
+SELECT * FROM pg_temp.graph_scratch_diff('g', :pred, 'id');
+-- and back: 1 inserted again (an earlier id than the others, as a
+-- transaction that took its id first and commits last) restores the
+-- first graph
+INSERT INTO g VALUES (1, '0000000000000000');
+SELECT id, fp, duplicate_of FROM g ORDER BY id;
+SELECT * FROM pg_temp.graph_scratch_diff('g', :pred, 'id');
+-- an edit that moves 1 far away does what its delete did
+UPDATE g SET fp = 'ff00000000000000' WHERE id = 1;
 SELECT id, fp, duplicate_of FROM g ORDER BY id;
 SELECT * FROM pg_temp.graph_check('g', :pred);
 SELECT * FROM pg_temp.graph_scratch_diff('g', :pred, 'id');
@@ -108,11 +132,12 @@ CREATE TRIGGER graph_cols AFTER DELETE OR UPDATE OF duplicate_of ON gbad FOR EAC
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3');
 SELECT * FROM nddup_check_trigger('gbad') ORDER BY 1;
 DROP TRIGGER graph_cols ON gbad;
-CREATE TRIGGER graph_insert AFTER INSERT OR DELETE ON gbad FOR EACH ROW
+CREATE TRIGGER graph_stmt AFTER INSERT OR DELETE ON gbad FOR EACH STATEMENT
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3');
 SELECT * FROM nddup_check_trigger('gbad') ORDER BY 1;
 INSERT INTO gbad VALUES (1, '0000000000000000');
-DROP TRIGGER graph_insert ON gbad;
+DROP TRIGGER graph_stmt ON gbad;
+DELETE FROM gbad;
 CREATE OR REPLACE TRIGGER dedup BEFORE INSERT OR UPDATE OF fp ON gbad FOR EACH ROW
 	EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3', 'action=skip');
 CREATE TRIGGER graph_skip AFTER DELETE ON gbad FOR EACH ROW
@@ -120,6 +145,12 @@ CREATE TRIGGER graph_skip AFTER DELETE ON gbad FOR EACH ROW
 SELECT * FROM nddup_check_trigger('gbad') ORDER BY 1;
 DELETE FROM gbad;
 DROP TABLE gbad;
+-- measure=containment is one-directional: the AFTER form refuses it
+CREATE TABLE gct (id int PRIMARY KEY, body text, duplicate_of int);
+SELECT pg_temp.graph_triggers('gct', 'body',
+	$$'source=body', 'method=shingleset', 'threshold=0.5', 'measure=containment'$$);
+SELECT * FROM nddup_check_trigger('gct') ORDER BY 1;
+DROP TABLE gct;
 
 -- 2. method=shingleset and method=minhash, from the text, with an order
 -- column: the survivor order is (created, id)
@@ -181,6 +212,26 @@ UPDATE gm SET body = graph_doc(id + 40, 0) WHERE duplicate_of IS NULL;
 SELECT id, created, duplicate_of FROM gm ORDER BY created, id;
 SELECT * FROM pg_temp.graph_check('gm', :mpred);
 
+-- keep the longest text: order= a stored generated column (minus the
+-- length); a longer copy inserted later sorts first and takes over
+CREATE TABLE gl (id int PRIMARY KEY, body text,
+	neg_len int GENERATED ALWAYS AS (-length(body)) STORED, duplicate_of int);
+CREATE INDEX ON gl USING gin ((shingle_set(body, 3, 'word')) shingleset_ops) WITH (fastupdate = off);
+CREATE INDEX ON gl (duplicate_of);
+SELECT pg_temp.graph_triggers('gl', 'body',
+	$$'source=body', 'method=shingleset', 'threshold=0.5', 'order=neg_len'$$);
+INSERT INTO gl (id, body) VALUES (1, 'one two three four five six seven eight');
+INSERT INTO gl (id, body) VALUES (2, 'one two three four five six seven eight nine');
+INSERT INTO gl (id, body) VALUES (3, 'one two three four five six seven eight nine ten'),
+	(4, 'alpha beta gamma delta epsilon zeta eta theta');
+SELECT id, neg_len, duplicate_of FROM gl ORDER BY neg_len, id;
+SELECT * FROM pg_temp.graph_check('gl', :spred);
+SELECT * FROM pg_temp.graph_scratch_diff('gl', :spred, 'neg_len');
+DELETE FROM gl WHERE id = 3;	-- the longest goes: 2 takes over
+SELECT id, neg_len, duplicate_of FROM gl ORDER BY neg_len, id;
+SELECT * FROM pg_temp.graph_scratch_diff('gl', :spred, 'neg_len');
+DROP TABLE gl;
+
 -- scope=: the duplicates are judged again within their scope only; the
 -- AFTER trigger covers the BEFORE trigger's UPDATE OF columns
 CREATE TABLE gsc (id int PRIMARY KEY, site text, fp simhash64, duplicate_of int);
@@ -194,6 +245,24 @@ SELECT id, site, duplicate_of FROM gsc ORDER BY id;
 UPDATE gsc SET site = 'b' WHERE id = 3;	-- 3 moves to site b (a copy of 2); 4 is judged again
 SELECT id, site, duplicate_of FROM gsc ORDER BY id;
 DROP TABLE gsc;
+
+-- order= a column that changes: with the column in both triggers' UPDATE
+-- OF lists, a row that moves is judged at its new place, and an insert
+-- that sorts before existing rows takes over what it should
+CREATE TABLE go (id int PRIMARY KEY, rank int NOT NULL, fp simhash64, duplicate_of int);
+CREATE INDEX ON go USING hamming (fp);
+SELECT pg_temp.graph_triggers('go', 'fp, rank', $$'fingerprint=fp', 'radius=3', 'order=rank'$$);
+INSERT INTO go VALUES (1, 10, '0000000000000000'), (2, 20, '0000000000000007'),
+	(3, 30, '000000000000003f');
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+UPDATE go SET rank = 25 WHERE id = 1;	-- 2 comes first: 1 and 3 are its duplicates
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+SELECT * FROM pg_temp.graph_scratch_diff('go', :pred, 'rank');
+INSERT INTO go VALUES (4, 5, '00000000000001ff');	-- before all; 3 matches it (3 bits)
+SELECT id, rank, duplicate_of FROM go ORDER BY rank, id;
+SELECT * FROM pg_temp.graph_check('go', :pred);
+SELECT * FROM pg_temp.graph_scratch_diff('go', :pred, 'rank');
+DROP TABLE go;
 
 -- 3. visibility=caller: a role that may read some rows only judges again
 -- only the duplicates it may read, against the originals it may read

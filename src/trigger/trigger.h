@@ -70,6 +70,7 @@ typedef struct DedupConfig
 								 * minhash(text, int, text, int, int, text)
 								 * or shingle_set(text, int, text) */
 	char	   *index_name;		/* an index serving the lookup, or NULL */
+	bool		index_full;		/* one of them holds every row (no predicate) */
 	struct varlena *filter;		/* filter=: the shingle_filter, or NULL */
 	char	   *filter_sql;		/* filter=: "(SELECT column FROM table)" */
 	Oid			filter_relid;	/* filter=: the table, or InvalidOid */
@@ -78,7 +79,7 @@ typedef struct DedupConfig
 } DedupConfig;
 
 /* Statements of the repair of the duplicate graph (trigger_graph.c). */
-#define NDDUP_GRAPH_NPLANS		3
+#define NDDUP_GRAPH_NPLANS		4
 
 /* Per-trigger state cached for the session, keyed by the trigger's oid. */
 typedef struct DedupCacheEntry
@@ -111,6 +112,8 @@ typedef struct DedupFound
 	bool		found;
 	Datum		id;				/* in the caller's context */
 	Datum		sig;			/* the original's signature, likewise */
+	Datum		ord;			/* its order value, likewise */
+	bool		ord_null;
 } DedupFound;
 
 /* The values a stored row is judged by (nddup_dedup_row_values). */
@@ -165,6 +168,10 @@ extern void nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig,
 extern void nddup_dedup_repoint(DedupCacheEntry *entry, Relation rel,
 								Datum new_original, Datum old_id);
 extern char *nddup_dedup_equals(Oid type);
+extern char *nddup_dedup_match_clause(const DedupConfig *cfg, bool originals_only,
+									  Oid *argtypes, int *nargs);
+extern int	nddup_dedup_match_values(const DedupConfig *cfg, Datum sig, Datum scope,
+									 const Datum *verify, Datum *values, char *nulls);
 
 /* trigger_verify.c: verified candidates and the unsafe-radius warning */
 extern void nddup_dedup_verify_config(Relation rel, const NddupTriggerArgs *a,

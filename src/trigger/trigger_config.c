@@ -375,7 +375,7 @@ dedup_index_rank(Relation irel)
  * the index for nddup_check_trigger() and decides the "no index" warning.)
  */
 static char *
-dedup_find_index(Relation rel, const DedupConfig *cfg)
+dedup_find_index(Relation rel, DedupConfig *cfg)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
@@ -390,8 +390,7 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 		ListCell   *expr = list_head(exprs);
 		int			rank = dedup_index_rank(irel);
 
-		if (index->indisvalid && index->indisready && rank < found_rank &&
-			dedup_predicate_ok(irel, cfg))
+		if (index->indisvalid && index->indisready && dedup_predicate_ok(irel, cfg))
 		{
 			for (int i = 0; i < index->indnkeyatts; i++)
 			{
@@ -409,8 +408,13 @@ dedup_find_index(Relation rel, const DedupConfig *cfg)
 				}
 				if (match && op_in_opfamily(cfg->lookup_op, irel->rd_opfamily[i]))
 				{
-					found = pstrdup(RelationGetRelationName(irel));
-					found_rank = rank;
+					if (RelationGetIndexPredicate(irel) == NIL)
+						cfg->index_full = true;
+					if (rank < found_rank)
+					{
+						found = pstrdup(RelationGetRelationName(irel));
+						found_rank = rank;
+					}
 					break;
 				}
 			}

@@ -74,9 +74,88 @@ dedup_id_equals(const DedupConfig *cfg)
 }
 
 /*
+ * The condition "row t matches the signature $1" of the lookup: the index
+ * operator with the radius or threshold $2, t.id IS NOT NULL, [t.duplicate_of
+ * IS NULL when originals_only,] [the scope = $3,] [the verification value
+ * similar to $n at $n+1].  Fills argtypes and *nargs (the parameters, in the
+ * order nddup_dedup_match_values() fills them).
+ */
+char *
+nddup_dedup_match_clause(const DedupConfig *cfg, bool originals_only,
+						 Oid *argtypes, int *nargs)
+{
+	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
+	char	   *fpexpr;
+	StringInfoData buf;
+
+	if (cfg->fp_attno)
+		fpexpr = dedup_col(cfg, cfg->fp_attno);
+	else
+		fpexpr = nddup_dedup_source_call(cfg, dedup_col(cfg, cfg->src_attno), true);
+	*nargs = 2;
+	argtypes[0] = cfg->sig_type;
+	argtypes[1] = cfg->method == NDDUP_TRIGGER_SIMHASH ? INT4OID : FLOAT8OID;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
+					 fpexpr, nsp, nsp, cfg->query_func, dedup_col(cfg, cfg->id_attno));
+	/*
+	 * Originals only: "IS NULL" proves a partial index's predicate; with an
+	 * index of every row it is written so that no btree on duplicate_of can
+	 * serve it (the generic plan would AND it with the signature's index and
+	 * read every original's entry on each lookup).
+	 */
+	if (originals_only && cfg->dup_attno && cfg->index_full)
+		appendStringInfo(&buf, " AND pg_catalog.num_nulls(%s) OPERATOR(pg_catalog.=) 1",
+						 dedup_col(cfg, cfg->dup_attno));
+	else if (originals_only && cfg->dup_attno)
+		appendStringInfo(&buf, " AND %s IS NULL", dedup_col(cfg, cfg->dup_attno));
+	if (cfg->scope_attno)
+	{
+		TypeCacheEntry *tc = lookup_type_cache(cfg->scope_type, TYPECACHE_EQ_OPR);
+
+		argtypes[(*nargs)++] = cfg->scope_type;
+		appendStringInfo(&buf, " AND %s %s $%d", dedup_col(cfg, cfg->scope_attno),
+						 dedup_operator_name(tc->eq_opr), *nargs);
+	}
+	if (cfg->verify > 0.0)
+	{
+		argtypes[(*nargs)++] = cfg->verify_type;
+		argtypes[(*nargs)++] = FLOAT8OID;
+		appendStringInfo(&buf, " AND %s", nddup_dedup_verify_clause(cfg, *nargs - 1));
+	}
+	return buf.data;
+}
+
+/*
+ * The parameters of nddup_dedup_match_clause() for a signature, scope and
+ * verification value (NULL: the row has none); returns how many.
+ */
+int
+nddup_dedup_match_values(const DedupConfig *cfg, Datum sig, Datum scope,
+						 const Datum *verify, Datum *values, char *nulls)
+{
+	int			nvalues = 0;
+
+	values[nvalues++] = sig;
+	values[nvalues++] = cfg->method == NDDUP_TRIGGER_SIMHASH ? Int32GetDatum(cfg->radius)
+		: Float8GetDatum(cfg->threshold);
+	if (cfg->scope_attno)
+		values[nvalues++] = scope;
+	if (cfg->verify > 0.0)
+	{
+		/* a row without a verification value verifies against nothing */
+		if (verify == NULL)
+			nulls[nvalues] = 'n';
+		values[nvalues++] = verify ? *verify : (Datum) 0;
+		values[nvalues++] = Float8GetDatum(cfg->verify);
+	}
+	return nvalues;
+}
+
+/*
  * Prepare the plans of an entry (inside SPI):
  *
- *	SELECT t.id, <fp> FROM ONLY <table> t
+ *	SELECT t.id, <fp>, t.order FROM ONLY <table> t
  *	 WHERE <fp> OPERATOR(ext.<@) ext.ball($1, $2) AND t.id IS NOT NULL
  *	   (method=minhash or shingleset: ext.similar_to($1, $2), $2 the
  *	   threshold)
@@ -113,7 +192,6 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 {
 	const DedupConfig *cfg = &entry->config;
 	bool		caller = (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_CALLER);
-	const char *nsp;
 	const char *table;
 	char	   *fpexpr;
 	char	   *id;
@@ -121,15 +199,14 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	StringInfoData base;
 	StringInfoData tail;
 	char	   *sql;
-	Oid			argtypes[6];
-	int			nargs = 2;
+	Oid			argtypes[7];
+	int			nargs;
 
 	/* prepared by an earlier row: nothing to build */
 	if (entry->lookup_insert && entry->lookup_update &&
 		(!caller || entry->lock_original) && (!cfg->dup_attno || entry->repoint) &&
 		(!caller || !cfg->dup_attno || entry->dependents))
 		return;
-	nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
 	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 									   RelationGetRelationName(rel));
 	id = dedup_col(cfg, cfg->id_attno);
@@ -139,28 +216,10 @@ nddup_dedup_prepare_plans(DedupCacheEntry *entry, Relation rel)
 	else
 		fpexpr = nddup_dedup_source_call(cfg, dedup_col(cfg, cfg->src_attno), true);
 
-	argtypes[0] = cfg->sig_type;
-	argtypes[1] = cfg->method == NDDUP_TRIGGER_SIMHASH ? INT4OID : FLOAT8OID;
 	initStringInfo(&base);
-	appendStringInfo(&base,
-					 "SELECT %s, %s FROM ONLY %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
-					 id, fpexpr, table, fpexpr, nsp, nsp, cfg->query_func, id);
-	if (dup)
-		appendStringInfo(&base, " AND %s IS NULL", dup);
-	if (cfg->scope_attno)
-	{
-		TypeCacheEntry *tc = lookup_type_cache(cfg->scope_type, TYPECACHE_EQ_OPR);
-
-		argtypes[nargs++] = cfg->scope_type;
-		appendStringInfo(&base, " AND %s %s $%d", dedup_col(cfg, cfg->scope_attno),
-						 dedup_operator_name(tc->eq_opr), nargs);
-	}
-	if (cfg->verify > 0.0)
-	{
-		argtypes[nargs++] = cfg->verify_type;
-		argtypes[nargs++] = FLOAT8OID;
-		appendStringInfo(&base, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
-	}
+	appendStringInfo(&base, "SELECT %s, %s, %s FROM ONLY %s t WHERE %s",
+					 id, fpexpr, dedup_col(cfg, cfg->order_attno), table,
+					 nddup_dedup_match_clause(cfg, true, argtypes, &nargs));
 	initStringInfo(&tail);
 	appendStringInfoString(&tail, " ORDER BY ROW(");
 	if (cfg->order_attno != cfg->id_attno)
@@ -222,6 +281,11 @@ dedup_read_result(const DedupConfig *cfg, DedupFound *res)
 	res->sig = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 	if (cfg->method != NDDUP_TRIGGER_SIMHASH)
 		res->sig = SPI_datumTransfer(res->sig, false, -1);
+	res->ord = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &res->ord_null);
+	if (!res->ord_null)
+		res->ord = SPI_datumTransfer(res->ord,
+									 TupleDescAttr(SPI_tuptable->tupdesc, 2)->attbyval,
+									 TupleDescAttr(SPI_tuptable->tupdesc, 2)->attlen);
 }
 
 /*
@@ -311,24 +375,12 @@ nddup_dedup_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
 {
 	const DedupConfig *cfg = &entry->config;
 	SPIPlanPtr	plan = ctid ? entry->lookup_update : entry->lookup_insert;
-	Datum		values[6];
-	char		nulls[7] = "      ";
-	int			nvalues = 0;
+	Datum		values[7];
+	char		nulls[8] = "       ";
+	int			nvalues;
 	DedupUser	saved;
 
-	values[nvalues++] = sig;
-	values[nvalues++] = cfg->method == NDDUP_TRIGGER_SIMHASH ? Int32GetDatum(cfg->radius)
-		: Float8GetDatum(cfg->threshold);
-	if (cfg->scope_attno)
-		values[nvalues++] = scope;
-	if (cfg->verify > 0.0)
-	{
-		/* a row without a verification value verifies against nothing */
-		if (verify == NULL)
-			nulls[nvalues] = 'n';
-		values[nvalues++] = verify ? *verify : (Datum) 0;
-		values[nvalues++] = Float8GetDatum(cfg->verify);
-	}
+	nvalues = nddup_dedup_match_values(cfg, sig, scope, verify, values, nulls);
 	values[nvalues] = PointerGetDatum(ctid);
 
 	if (cfg->visibility == NDDUP_TRIGGER_VISIBILITY_ALL)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A random concurrent workload on the duplicate graph kept by the BEFORE and
-# AFTER triggers (docs/trigger.md#deletes-and-edits), then its checks.
+# AFTER INSERT OR DELETE OR UPDATE triggers (docs/trigger.md#deletes-and-edits), then its checks.
 #
 # posts(id, grp, fp simhash64, duplicate_of), method=simhash on a plain
 # fingerprint column, radius 3: each of --rows/10 groups has a base
@@ -14,34 +14,44 @@
 # deadlocks (40P01) are retried (pgbench --max-tries).  Afterwards it counts
 # dangling duplicate_of, chains, pairs of originals that match, duplicates
 # that do not match their original (all must be 0), and how many rows differ
-# from a from-scratch judgement (the surviving rows inserted in id order
-# into a fresh table with the same triggers; the documented two cases).
+# from a from-scratch judgement (the surviving rows inserted one by one in id
+# order through the BEFORE trigger into a fresh table): must be 0 too.
 #
 # Not run in CI.  Usage:
 #   test/bench/graph_workload.sh [--rows N] [--clients N] [--seconds N] [--edits WEIGHT]
-#       [--no-install]
+#       [--order rank] [--no-install]
 # --edits 0 leaves the edits out (the other shares keep their weights).
+# --order rank gives every row a random rank (order=rank): inserts then land
+# anywhere in the survivor order, and the from-scratch judgement runs in
+# (rank, id) order.
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
 
-ROWS=20000
+ROWS=100000
 CLIENTS=8
 SECONDS_RUN=60
 EDITS=15
 INSTALL=1
+ORDER=id
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--rows) ROWS=$2; shift ;;
 		--clients) CLIENTS=$2; shift ;;
 		--seconds) SECONDS_RUN=$2; shift ;;
 		--edits) EDITS=$2; shift ;;
+		--order) ORDER=$2; shift ;;
 		--no-install) INSTALL=0 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 NGROUPS=$((ROWS / 10))
+case $ORDER in
+	id) ORDER_ARG="" ; ORDER_BY="id" ;;
+	rank) ORDER_ARG=", 'order=rank'" ; ORDER_BY="rank, id" ;;
+	*) echo "unknown order: $ORDER" >&2; exit 2 ;;
+esac
 
 [ "$INSTALL" = 1 ] && build_and_install
 make_workdir
@@ -50,17 +60,18 @@ bench_start_instance "" 256MB
 export PGOPTIONS='-c client_min_messages=error'
 q() { pg_sql -X -At -F ' ' "$@"; }
 bench_header
-echo "== $ROWS rows in $NGROUPS groups, $CLIENTS clients for $SECONDS_RUN s, edits weight $EDITS (of $((85 + EDITS)))"
+echo "== $ROWS rows in $NGROUPS groups, $CLIENTS clients for $SECONDS_RUN s, edits weight $EDITS (of $((85 + EDITS))), survivor order ($ORDER_BY)"
 
 # make_table name: the table, its indexes and both triggers
 make_table() {
-	q -c "CREATE TABLE $1 (id bigserial PRIMARY KEY, grp bigint, fp simhash64, duplicate_of bigint)" \
-	  -c "CREATE INDEX ON $1 USING hamming (fp) WHERE duplicate_of IS NULL" \
+	q -c "CREATE TABLE $1 (id bigserial PRIMARY KEY, grp bigint, fp simhash64, duplicate_of bigint,
+	        rank int NOT NULL DEFAULT (random() * 1000000)::int)" \
+	  -c "CREATE INDEX ON $1 USING hamming (fp)" \
 	  -c "CREATE INDEX ON $1 (duplicate_of)" -c "CREATE INDEX ON $1 (grp)" \
 	  -c "CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF fp ON $1 FOR EACH ROW
-	        EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3')" \
-	  -c "CREATE TRIGGER dedup_graph AFTER DELETE OR UPDATE OF fp ON $1 FOR EACH ROW
-	        EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3')" >/dev/null
+	        EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3'$ORDER_ARG)" \
+	  -c "CREATE TRIGGER dedup_graph AFTER INSERT OR DELETE OR UPDATE OF fp ON $1 FOR EACH ROW
+	        EXECUTE FUNCTION nddup_dedup_trigger('fingerprint=fp', 'radius=3'$ORDER_ARG)" >/dev/null
 }
 q -c "CREATE EXTENSION nddup" \
   -c "CREATE FUNCTION fpof(g bigint, a int, b int, c int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS
@@ -109,8 +120,8 @@ q -c "SELECT 'dangling duplicate_of: ' || count(*) FROM posts d WHERE d.duplicat
         WHERE o.fp <-> d.fp > 3"
 make_table scratch
 q -c "ALTER TABLE scratch DISABLE TRIGGER dedup_graph" \
-  -c "INSERT INTO scratch (id, grp, fp) SELECT id, grp, fp FROM posts ORDER BY id" >/dev/null
+  -c "INSERT INTO scratch (id, grp, fp, rank) SELECT id, grp, fp, rank FROM posts ORDER BY $ORDER_BY" >/dev/null
 echo "== $(q -c "SELECT count(*) FILTER (WHERE p.duplicate_of IS DISTINCT FROM s.duplicate_of) || ' of ' || count(*)
-        || ' rows differ from a from-scratch judgement in id order (' || count(*) FILTER (WHERE p.duplicate_of IS NULL) || ' originals, '
+        || ' rows differ from a from-scratch judgement in ($ORDER_BY) order (' || count(*) FILTER (WHERE p.duplicate_of IS NULL) || ' originals, '
         || count(*) FILTER (WHERE s.duplicate_of IS NULL) || ' from scratch)'
       FROM posts p JOIN scratch s USING (id)")"

@@ -50,13 +50,13 @@ END
 $$;
 
 -- The two triggers of a graph on tbl: BEFORE INSERT OR UPDATE OF cols and
--- AFTER DELETE OR UPDATE OF cols, both with the arguments args.
+-- AFTER INSERT OR DELETE OR UPDATE OF cols, both with the arguments args.
 CREATE FUNCTION pg_temp.graph_triggers(tbl regclass, cols text, args text)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	EXECUTE format('CREATE TRIGGER dedup BEFORE INSERT OR UPDATE OF %s ON %s FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger(%s)',
 				   cols, tbl, args);
-	EXECUTE format('CREATE TRIGGER dedup_graph AFTER DELETE OR UPDATE OF %s ON %s FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger(%s)',
+	EXECUTE format('CREATE TRIGGER dedup_graph AFTER INSERT OR DELETE OR UPDATE OF %s ON %s FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger(%s)',
 				   cols, tbl, args);
 END
 $$;
