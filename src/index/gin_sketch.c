@@ -31,15 +31,6 @@
  *	  |Q u D| >= |Q| (Broder's bottom-s estimate: its denominator is
  *	  min(s, |F(Q) u F(D)|) >= |F(Q)|); containment |Q n D| / |Q| >= t is
  *	  the same count.  The scan asks for ceil(t |Q| - 1e-6) common keys.
- *	  A row with at least need of the n hashes of Q holds at least
- *	  need - (n - m) of any m of them (pigeonhole, as the prefix filter of
- *	  Chaudhuri, Ganti and Kaushik 2006), so a long query asks only for
- *	  SET_PREFIX_EXTRA + 1 of its first n - need + 1 + SET_PREFIX_EXTRA
- *	  hashes.  GIN decides which keys a candidate must hold by calling
- *	  triConsistent once per key it can drop (about n - need times) over
- *	  every key, so its work before reading a posting list grows with the
- *	  product of the query's keys and the keys it may miss: the shorter key
- *	  list cuts it by about 1 / (1 - t) and keeps each call short.
  *
  * Sketches made with other parameters than the query raise 22023 in the
  * operator.  So that the index raises it as well, every row also stores a
@@ -81,14 +72,6 @@
 #include "utils/guc_tables.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
-
-/*
- * Common keys asked for beyond one when a long set query keeps only a
- * prefix of its hashes (file header): a candidate must share this many more
- * of them, which keeps rows that share only a few frequent shingles with
- * the query out of the recheck.
- */
-#define SET_PREFIX_EXTRA	16
 
 PG_FUNCTION_INFO_V1(minhash_lsh_options);
 PG_FUNCTION_INFO_V1(minhash_lsh_extract_value);
@@ -759,8 +742,7 @@ shingleset_gin_extract_value(PG_FUNCTION_ARGS)
 
 /*
  * extractQuery: Jaccard or containment >= t needs ceil(t |Q| - 1e-6) common
- * hashes (file header); && needs one.  A query needing more than
- * SET_PREFIX_EXTRA + 1 keeps a prefix of its hashes and needs fewer of them.
+ * hashes (file header); && needs one.
  */
 Datum
 shingleset_gin_extract_query(PG_FUNCTION_ARGS)
@@ -776,7 +758,6 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 	int64		code;
 	int64		need;
 	Datum	   *keys;
-	uint32		kept;
 
 	check_fuzzy_limit("shingleset_ops");
 	if (strategy == STRATEGY_SIMILAR_GUC)
@@ -832,16 +813,9 @@ shingleset_gin_extract_query(PG_FUNCTION_ARGS)
 		keys = begin_query_keys(0, PARAM_BASE + code, 1, nkeys, pmatch, extra_data);
 		PG_RETURN_POINTER(keys);
 	}
-	kept = q->nitems;
-	if (need > SET_PREFIX_EXTRA + 1)
-	{
-		/* at most nitems - kept of the need common hashes lie past the prefix */
-		kept = (uint32) (q->nitems - need + 1 + SET_PREFIX_EXTRA);
-		need = SET_PREFIX_EXTRA + 1;
-	}
-	keys = begin_query_keys(kept, PARAM_BASE + code, (int) need, nkeys,
+	keys = begin_query_keys(q->nitems, PARAM_BASE + code, (int) need, nkeys,
 							pmatch, extra_data);
-	for (uint32 i = 0; i < kept; i++)
+	for (uint32 i = 0; i < q->nitems; i++)
 		keys[i + 1] = Int64GetDatum(regular_key(q->items[i]));
 	PG_RETURN_POINTER(keys);
 }
