@@ -27,9 +27,19 @@
 # test/bench/trigger_shingleset.sql), their exact shingle sets in a column,
 # method=shingleset at each threshold (default "0.5 0.3"), the shingleset_ops
 # index, and the checks of trigger_minhash_check.sql on the set column.
+# --method shingleset --texts mixed: the README's recipe instead, on a mix of
+# short and long texts (test/bench/trigger_texts.sql): half the stored texts
+# have 8 words (about 60 characters), half 50 words (about 400 characters);
+# a body text column, the index on shingle_set(body) WHERE duplicate_of IS
+# NULL, and the trigger 'source=body', 'method=shingleset'; the plain run
+# computes the same index entries.  The checks are trigger_minhash_check.sql
+# with shingle_set(body) for the set column.
+# --clients "8" runs only those client counts; --stress-tx 0 skips the stress
+# run.
 #
 # Usage: test/bench/trigger_bench.sh [--sizes "10000 1000000"] [--radii "3 12"]
 #            [--method simhash|minhash|shingleset] [--thresholds "0.8 0.5"] [--index hamming|gin]
+#            [--texts synthetic|mixed] [--clients "1 8"]
 #            [--tx1 2000] [--tx8 4000] [--stress-tx 20000] [--no-install]
 set -euo pipefail
 
@@ -45,6 +55,8 @@ INSTALL=1
 METHOD=simhash
 THRESHOLDS=
 INDEX=hamming
+TEXTS=synthetic
+CLIENTS="1 8"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
@@ -52,6 +64,8 @@ while [ $# -gt 0 ]; do
 		--method) METHOD=$2; shift ;;
 		--thresholds) THRESHOLDS=$2; shift ;;
 		--index) INDEX=$2; shift ;;
+		--texts) TEXTS=$2; shift ;;
+		--clients) CLIENTS=$2; shift ;;
 		--tx1) TX1=$2; shift ;;
 		--tx8) TX8=$2; shift ;;
 		--stress-tx) STRESS_TX=$2; shift ;;
@@ -92,14 +106,14 @@ max_wal_size = 4GB
 $(instance_settings)
 CONF
 as_pg pg_ctl -D "$WORKDIR/data" -l "$WORKDIR/server.log" -w start >/dev/null
-cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check,shingleset}.sql "$WORKDIR/"
+cp "$NDDUP_ROOT"/test/bench/trigger_{insert,check,minhash,minhash_check,shingleset,texts}.sql "$WORKDIR/"
 chmod 644 "$WORKDIR"/*.sql
 
 q() { pg_sql -At -F ' ' "$@"; }
 
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; method $METHOD; index $(case $METHOD in minhash) echo "GIN minhash_lsh_ops, fastupdate=off" ;; shingleset) echo "GIN shingleset_ops, fastupdate=off" ;; *) echo "$INDEX" ;; esac)"
+echo "== settings: shared_buffers 1GB, fsync off, synchronous_commit off; method $METHOD; index $(case $METHOD in minhash) echo "GIN minhash_lsh_ops, fastupdate=off" ;; shingleset) echo "GIN shingleset_ops, fastupdate=off" ;; *) echo "$INDEX" ;; esac)$([ "$TEXTS" = mixed ] && echo "; texts: 8 and 50 words, the README recipe")"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
 
 # The method's table, stored rows, index, stream, checks and parameters.
@@ -144,6 +158,27 @@ SQL
 	CHECK=trigger_minhash_check.sql
 	index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin (ss shingleset_ops) WITH (fastupdate = off)"; }
 	trigger_args() { echo "'fingerprint=ss', 'method=shingleset', 'threshold=$1', 'lock=$2'"; }
+	if [ "$TEXTS" = mixed ]; then
+		# the text of key k: 8 words for even keys, 50 for odd ones, about
+		# m of them (chosen by salt) replaced
+		q >/dev/null <<'SQL'
+CREATE OR REPLACE FUNCTION bench_text(key bigint, m int, salt bigint) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT string_agg(CASE WHEN m > 0 AND i = 1 + (hashint8extended(salt, 7) & 1048575) % w
+					   THEN 'x' || (hashint8extended(salt, i) & 1048575)
+					   ELSE 'w' || (hashint8extended(key, i) & 1048575) END, ' ' ORDER BY i)
+FROM (SELECT CASE WHEN key % 2 = 0 THEN 8 ELSE 50 END AS w) n, generate_series(1, n.w) i
+$$;
+SQL
+		SIG_COLUMN="body text NOT NULL"
+		SIG_VALUE="bench_text(i, 0, 0)"
+		STREAM=trigger_texts.sql
+		# the checks on shingle_set(body) rather than on a set column
+		sed 's/\([a-z]\)\.:col/shingle_set(\1.body)/g' "$WORKDIR/trigger_minhash_check.sql" >"$WORKDIR/trigger_texts_check.sql"
+		CHECK=trigger_texts_check.sql
+		index_sql() { echo "CREATE INDEX posts_fp_idx ON posts USING gin ((shingle_set(body)) shingleset_ops) WITH (fastupdate = off) WHERE duplicate_of IS NULL"; }
+		trigger_args() { echo "'source=body', 'method=shingleset', 'threshold=$1', 'lock=$2'"; }
+	fi
 else
 	PARAMS=$RADII
 	SIG_COLUMN="fp simhash64"
@@ -236,7 +271,7 @@ for N in $SIZES; do
 				q -c "DROP INDEX posts_fp_idx" -c "$(index_sql "$param")" \
 				  -c "SELECT pg_prewarm('posts_fp_idx')" >/dev/null
 			fi
-			for clients in 1 8; do
+			for clients in $CLIENTS; do
 				tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
 				reset_table "$N"
 				run_pgbench "plain_${N}_${clients}_$param" "$clients" "$tx" "$N" "$param" "$HOT"
@@ -246,24 +281,26 @@ for N in $SIZES; do
 			done
 		fi
 		first=0
-		for clients in 1 8; do
+		for clients in $CLIENTS; do
 			tx=$TX1; [ "$clients" = 8 ] && tx=$TX8
 			eval "run_trigger $N $clients $tx $param blocks \$plain_$clients"
 		done
 	done
 	# lock=table at the last parameter, 8 clients
-	eval "run_trigger $N 8 $TX8 $param table \$plain_8"
+	case " $CLIENTS " in *" 8 "*) eval "run_trigger $N 8 $TX8 $param table \$plain_8" ;; esac
 	reset_table "$N"
 done
 
 N=10000
 param=$(echo $PARAMS | awk '{print $NF}')
-echo "== stress: 8 clients, $STRESS_TX inserts, $N stored documents, hot pool of 50, $(label_of "$param")"
-create_table "$N" "$param"
-q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger($(trigger_args "$param" blocks))" >/dev/null
-run_pgbench "stress" 8 "$STRESS_TX" "$N" "$param" 50
-echo "   $(label_of "$param"): $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
-check "$N" "$param"
+if [ "$STRESS_TX" -gt 0 ]; then
+	echo "== stress: 8 clients, $STRESS_TX inserts, $N stored documents, hot pool of 50, $(label_of "$param")"
+	create_table "$N" "$param"
+	q -c "CREATE TRIGGER dedup BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION nddup_dedup_trigger($(trigger_args "$param" blocks))" >/dev/null
+	run_pgbench "stress" 8 "$STRESS_TX" "$N" "$param" 50
+	echo "   $(label_of "$param"): $TPS inserts/s, p50 $P50 ms, p99 $P99 ms"
+	check "$N" "$param"
+fi
 
 echo "== load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
