@@ -299,6 +299,7 @@ radix_sort_values(uint64 *a, uint64 *tmp, uint64 n)
 	{
 		uint64		count[257];
 
+		CHECK_FOR_INTERRUPTS();
 		memset(count, 0, sizeof(count));
 		for (uint64 i = 0; i < n; i++)
 			count[((src[i] >> shift) & 0xff) + 1]++;
@@ -352,8 +353,12 @@ sketch_prefix_search(SketchBatch *sb,
 	int64		need;
 
 	for (uint64 i = 0; i < n; i++)
+	{
+		if ((i & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (int w = 0; w < sb->pwords; w++)
 			total += pg_popcount64(sb->prefix[i * sb->pwords + w]);
+	}
 	need = (int64) (total * (sizeof(uint64) + sizeof(uint32)) +
 					n * (2 * sizeof(uint32) + 2 * sizeof(uint64)) +
 					(k + 1) * 2 * sizeof(uint64));
@@ -368,9 +373,13 @@ sketch_prefix_search(SketchBatch *sb,
 	off = palloc0((k + 1) * sizeof(uint64));
 	fill = palloc((k + 1) * sizeof(uint64));
 	for (uint64 i = 0; i < n; i++)
+	{
+		if ((i & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (int w = 0; w < sb->pwords; w++)
 			for (uint64 bits = sb->prefix[i * sb->pwords + w]; bits != 0; bits &= bits - 1)
 				off[w * 64 + pg_rightmost_one_pos64(bits) + 1]++;
+	}
 	for (int p = 0; p < k; p++)
 	{
 		off[p + 1] += off[p];
@@ -412,16 +421,20 @@ sketch_prefix_search(SketchBatch *sb,
 	{
 		uint32		c = 0;
 
+		if ((i & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (int w = 0; w < sb->pwords; w++)
 			c += pg_popcount64(sb->prefix[i * sb->pwords + w]);
 		first[i + 1] = first[i] + c;
 	}
 	for (int p = 0; p < k; p++)
 	{
-		if ((p & 0xf) == 0)
-			CHECK_FOR_INTERRUPTS();
 		for (uint64 s = off[p]; s < off[p + 1]; s++)
+		{
+			if (((s - off[p]) & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
 			slot[first[(uint32) ent[s]]++] = (uint32) s;
+		}
 	}
 	/* first[x] now is where row x + 1's slots begin */
 	memmove(first + 1, first, n * sizeof(uint64));
