@@ -324,12 +324,12 @@ radix_sort_values(uint64 *a, uint64 *tmp, uint64 n)
  * The search of the prefix filter through an inverted index (Bayardo, Ma
  * and Srikant, WWW 2007, s.4): for every position, the (value, row) entries
  * of the rows holding it in their prefix, sorted.  Each row x probes the
- * entries of its prefix positions for its own values (walking back from
- * its own entry along the run of its value) and takes the earlier rows
+ * entries of its prefix positions for its own values (the entries of
+ * its value before its own, found when the index is built) and takes the earlier rows
  * y < x found there as candidates, each once (a stamp per row), then
  * counts their equal positions.  Every pair is thus met from its later row
  * only, and verified once, however many prefix positions it shares.  Needs
- * n * (k - E + 1) * 12 bytes beside the rows; false when that does not fit
+ * n * (k - E + 1) * 16 bytes beside the rows; false when that does not fit
  * in work_mem (the caller then runs the bands over the prefixes).
  */
 bool
@@ -345,7 +345,8 @@ sketch_prefix_search(SketchBatch *sb,
 	uint64	   *ent;
 	uint32	   *stamp;
 	uint32	   *cand;
-	uint32	   *slot;
+	uint32	   *runstart;
+	uint32	   *before;
 	uint64	   *first;
 	uint64	   *tmp;
 	uint64		maxseg = 0;
@@ -359,10 +360,11 @@ sketch_prefix_search(SketchBatch *sb,
 		for (int w = 0; w < sb->pwords; w++)
 			total += pg_popcount64(sb->prefix[i * sb->pwords + w]);
 	}
-	need = (int64) (total * (sizeof(uint64) + sizeof(uint32)) +
+	need = (int64) (total * (sizeof(uint64) + 2 * sizeof(uint32)) +
 					n * (2 * sizeof(uint32) + 2 * sizeof(uint64)) +
 					(k + 1) * 2 * sizeof(uint64));
-	if ((int64) (n * rows->bytes_per_row) + need > sb->call->mem_limit)
+	if ((int64) (n * rows->bytes_per_row) + need > sb->call->mem_limit ||
+		total >= PG_UINT32_MAX)
 	{
 		batch_log(sb->call, "%s: the index of the prefixes (%lld kB) does not fit in work_mem beside the rows: searching them position by position",
 				  sb->call->fname, (long long) (need / 1024));
@@ -411,10 +413,12 @@ sketch_prefix_search(SketchBatch *sb,
 	pfree(tmp);
 
 	/*
-	 * Where each row's entries went: slot[first[x] .. first[x + 1]), filled
-	 * position by position, so in the order of the row's prefix positions.
+	 * For each row, position by position (in the order of its prefix), the
+	 * entries of the earlier rows with its value there: [runstart[t],
+	 * runstart[t] + before[t]) for its t-th slot t of [first[x], first[x+1]).
 	 */
-	slot = MemoryContextAllocHuge(sb->call->cxt, Max(total, 1) * sizeof(uint32));
+	runstart = MemoryContextAllocHuge(sb->call->cxt, Max(total, 1) * sizeof(uint32));
+	before = MemoryContextAllocHuge(sb->call->cxt, Max(total, 1) * sizeof(uint32));
 	first = MemoryContextAllocHuge(sb->call->cxt, (n + 1) * sizeof(uint64));
 	first[0] = 0;
 	for (uint64 i = 0; i < n; i++)
@@ -429,11 +433,19 @@ sketch_prefix_search(SketchBatch *sb,
 	}
 	for (int p = 0; p < k; p++)
 	{
+		uint64		rs = off[p];
+
 		for (uint64 s = off[p]; s < off[p + 1]; s++)
 		{
+			uint64		t;
+
 			if (((s - off[p]) & 0xffff) == 0)
 				CHECK_FOR_INTERRUPTS();
-			slot[first[(uint32) ent[s]]++] = (uint32) s;
+			if ((ent[s] >> 32) != (ent[rs] >> 32))
+				rs = s;			/* a new value: a new run */
+			t = first[(uint32) ent[s]]++;
+			runstart[t] = (uint32) rs;
+			before[t] = (uint32) (s - rs);
 		}
 	}
 	/* first[x] now is where row x + 1's slots begin */
@@ -443,7 +455,7 @@ sketch_prefix_search(SketchBatch *sb,
 	batch_log_time(sb->call, "%s: an index of the prefixes, %llu entries (%lld kB)",
 				   sb->call->fname, (unsigned long long) total, (long long) (need / 1024));
 
-	/* the probes: from each entry of row x back along its run of equal values */
+	/* the probes: the earlier rows of each run row x is in */
 	stamp = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
 	cand = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(uint32));
 	memset(stamp, 0xff, Max(n, 1) * sizeof(uint32));
@@ -451,26 +463,16 @@ sketch_prefix_search(SketchBatch *sb,
 	{
 		const uint32 *a = sketch_values(sb, x);
 		uint64		nc = 0;
-		uint64		t = first[x];
 
 		CHECK_FOR_INTERRUPTS();
-		for (int p = 0; p < k; p++)
+		for (uint64 t = first[x]; t < first[x + 1]; t++)
 		{
-			uint64		s;
-			uint64		v;
-			uint64		walked = 0;
-
-			if (!sketch_in_prefix(sb, x, p))
-				continue;
-			/* the t-th slot of x is its t-th prefix position, p */
-			s = slot[t++];
-			v = ent[s] >> 32;
-			/* entries of a value come in row order: the earlier rows are before s */
-			while (s > off[p] && (ent[s - 1] >> 32) == v)
+			/* the first row of a run (often: rare values) reads no entry */
+			for (uint64 q = runstart[t]; q < (uint64) runstart[t] + before[t]; q++)
 			{
-				uint32		y = (uint32) ent[--s];
+				uint32		y = (uint32) ent[q];
 
-				if ((++walked & 0x3fff) == 0)
+				if (((q - runstart[t]) & 0x3fff) == 0x3fff)
 					CHECK_FOR_INTERRUPTS();
 				if (stamp[y] != (uint32) x)
 				{
@@ -484,8 +486,17 @@ sketch_prefix_search(SketchBatch *sb,
 			uint32		y = cand[c];
 			int			e;
 
-			if ((c & 0x3ff) == 0x3ff)
+			/* often: found() may verify long documents' sets */
+			if ((c & 0xf) == 0xf)
 				CHECK_FOR_INTERRUPTS();
+			if (c + 4 < nc)
+			{
+				/* the sketch four candidates ahead, while this one is counted */
+				const char *ahead = (const char *) sketch_values(sb, cand[c + 4]);
+
+				for (int l = 0; l < k * (int) sizeof(uint32); l += 64)
+					__builtin_prefetch(ahead + l);
+			}
 			if (!may_pair(sb, y, (uint32) x))
 				continue;
 			sb->call->ncand++;
@@ -497,7 +508,8 @@ sketch_prefix_search(SketchBatch *sb,
 	}
 	pfree(stamp);
 	pfree(cand);
-	pfree(slot);
+	pfree(runstart);
+	pfree(before);
 	pfree(first);
 	pfree(ent);
 	pfree(off);
