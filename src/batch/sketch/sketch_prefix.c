@@ -176,6 +176,22 @@ band_cost(SketchBatch *sb, uint16 *dfc, int bits)
 }
 
 /*
+ * The token hashes of row i's k positions into h, their counters asked of
+ * the CPU ahead of their use (the counters are read at random).
+ */
+static inline void
+row_token_hashes(const SketchBatch *sb, uint64 i, uint16 *dfc, int bits, uint64 *h)
+{
+	const uint32 *v = sketch_values(sb, i);
+
+	for (int p = 0; p < sb->k; p++)
+	{
+		h[p] = token_hash(p, v[p]);
+		__builtin_prefetch(pf_counter(dfc, bits, h[p]));
+	}
+}
+
+/*
  * Mark the prefix of every searched row (its D + 1 rarest positions) in
  * sb->prefix; returns the estimated candidates: for every prefix token,
  * the other rows holding the token, / 2.
@@ -192,18 +208,16 @@ mark_prefixes(SketchBatch *sb, uint16 *dfc, int bits)
 	memset(dfc, 0, sizeof(uint16) << bits);
 	for (uint64 i = 0; i < rows->nrows; i++)
 	{
-		const uint32 *v = sketch_values(sb, i);
-
 		if ((i & 0x3ff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (!searched_row(sb, i))
 			continue;
+		row_token_hashes(sb, i, dfc, bits, keys);
 		for (int p = 0; p < k; p++)
-			pf_count(dfc, bits, token_hash(p, v[p]));
+			pf_count(dfc, bits, keys[p]);
 	}
 	for (uint64 i = 0; i < rows->nrows; i++)
 	{
-		const uint32 *v = sketch_values(sb, i);
 		uint64	   *mask = sb->prefix + i * sb->pwords;
 
 		if ((i & 0xff) == 0)
@@ -211,9 +225,10 @@ mark_prefixes(SketchBatch *sb, uint16 *dfc, int bits)
 		memset(mask, 0, sizeof(uint64) * sb->pwords);
 		if (!searched_row(sb, i))
 			continue;
+		row_token_hashes(sb, i, dfc, bits, keys);
 		for (int p = 0; p < k; p++)
 		{
-			uint64		h = token_hash(p, v[p]);
+			uint64		h = keys[p];
 
 			/* (count, hash, position): see the file header */
 			keys[p] = ((uint64) *pf_counter(dfc, bits, h) << 48) |
