@@ -14,8 +14,9 @@
  * common, at most k - o of them).  So every pair of the answer shares a
  * position that lies in the prefix of both sketches and holds the same
  * value there: the search enters each row only at the positions of its
- * prefix (k - E + 1 = D + 1 of them), and a pair is reported by the first
- * such position.  That is the pigeonhole of the default bands (D + 1 bands
+ * prefix (k - E + 1 = D + 1 of them), and reports a pair once (the index
+ * below: a stamp per row; position by position: at the first position of
+ * both prefixes where the pair agrees).  That is the pigeonhole of the default bands (D + 1 bands
  * of one position) with the positions chosen per row: the rarest ones, so
  * that values shared by many rows (boilerplate, the sketches of very short
  * documents) seldom enter a run.  The answer is the same: exactly the pairs
