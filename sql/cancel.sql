@@ -46,15 +46,16 @@ SELECT octet_length(w.body) AS words_bytes, octet_length(n.body) AS numbers_byte
 FROM big_words w, big_numbers n;
 
 -- 10,000 sketches (k = 128) that all agree in their first 9 positions and
--- in a quarter of the others: at threshold 0.9 (13 bands of 9 positions)
--- every pair is a candidate of the first band, none reaches 0.9 but ids 0
--- and 1 (equal)
+-- hold one of two values at each other position: at threshold 0.9 every
+-- pair is a candidate of the first band (13 bands of 9 positions), and of
+-- the prefix filter too (every value is held by about half of the rows);
+-- none reaches 0.9 but ids 0 and 1 (equal)
 CREATE TABLE sk (id bigint, s minhash_sketch);
 INSERT INTO sk
 SELECT d, ('kperm k=128 seed=0 size=3 unit=word bits=32: ' || string_agg(lpad(to_hex(
 		CASE WHEN i < 9 OR hashint8extended(d * 128 + i, 1) & 1 = 0
 			 THEN hashint8extended(i, 2) & 2147483647
-			 ELSE hashint8extended(d * 128 + i, 3) & 2147483647 END), 8, '0'), ' ' ORDER BY i))::minhash_sketch
+			 ELSE hashint8extended(i, 3) & 2147483647 END), 8, '0'), ' ' ORDER BY i))::minhash_sketch
 FROM generate_series(1, :sketches) d, generate_series(0, 127) i GROUP BY d;
 INSERT INTO sk SELECT 0, s FROM sk WHERE id = 1;
 -- 10 copies of them for the LSH index build

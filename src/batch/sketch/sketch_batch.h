@@ -49,7 +49,12 @@ typedef struct SketchBatch
 	int			nbands;
 	int			nrowsband;		/* positions per band */
 	bool		exact;
+	bool		auto_bands;		/* the bands were chosen, not given */
 	int			match_r;		/* super_shingle_pairs: r */
+
+	/* the prefix filter (sketch_prefix.c): NULL = the bands */
+	uint64	   *prefix;			/* per row, pwords words: its positions */
+	int			pwords;		/* super_shingle_pairs: r */
 
 	/* groups of identical sketches: leader -> members list */
 	uint32	   *gnext;
@@ -127,6 +132,46 @@ super_matches_from(const int64 *u, const int64 *v, int s, int p)
 		matches += u[i] == v[i];
 	return matches;
 }
+
+/* Is position p in the prefix of row i (sketch_prefix.c)? */
+static inline bool
+sketch_in_prefix(const SketchBatch *sb, uint64 i, int p)
+{
+	return (sb->prefix[i * sb->pwords + p / 64] >> (p % 64)) & 1;
+}
+
+/*
+ * Equal positions of two sketches' values, or -1 once more than k - emin
+ * positions differ (the pair cannot reach emin): counted 16 positions at a
+ * time without branches (the compiler vectorizes the block), the budget
+ * checked after each block.
+ */
+static inline int
+sketch_equal_at_least(const uint32 *a, const uint32 *b, int k, int emin)
+{
+	int			e = 0;
+	int			i = 0;
+
+	for (; i + 16 <= k; i += 16)
+	{
+		int			block = 0;
+
+		for (int j = 0; j < 16; j++)
+			block += a[i + j] == b[i + j];
+		e += block;
+		if (i + 16 - e > k - emin)
+			return -1;
+	}
+	for (; i < k; i++)
+		e += a[i] == b[i];
+	return e >= emin ? e : -1;
+}
+
+/* sketch_prefix.c: the prefix filter, and the choice of the plan */
+extern void sketch_choose_plan(SketchBatch *sb);
+extern bool sketch_prefix_search(SketchBatch *sb,
+								 void (*found) (SketchBatch *sb, uint32 x, uint32 y, double res),
+								 bool (*may_pair) (SketchBatch *sb, uint32 x, uint32 y));
 
 /* sketch_memory.c: the in-memory path */
 extern void sketch_pairs_in_memory(SketchBatch *sb);

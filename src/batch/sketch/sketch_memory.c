@@ -37,6 +37,7 @@
 #include "batch/sketch/sketch_batch.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
 /*
@@ -83,6 +84,13 @@ may_pair_groups(SketchBatch *sb, uint32 x, uint32 y)
 	if (sb->call->mode == BATCH_CLUSTER)
 		return batch_uf_find(&sb->uf, x) != batch_uf_find(&sb->uf, y);
 	return true;
+}
+
+/* may_pair_groups, called through a pointer. */
+static bool
+may_pair_groups_fn(SketchBatch *sb, uint32 x, uint32 y)
+{
+	return may_pair_groups(sb, x, y);
 }
 
 /*
@@ -215,6 +223,44 @@ candidate(SketchBatch *sb, uint32 x, uint32 y, int j)
 		found_groups(sb, x, y, nddup_minhash_estimate(e, k, sb->params->bits));
 }
 
+/*
+ * A candidate pair from a run of position j of the prefix filter
+ * (sketch_prefix.c): report it if both rows hold the same value at j, no
+ * earlier position in both prefixes holds the same value in both (that
+ * position owns the pair), and the estimate reaches the threshold.
+ */
+static inline void
+candidate_prefix(SketchBatch *sb, uint32 x, uint32 y, int j)
+{
+	const uint32 *a = sketch_values(sb, x);
+	const uint32 *b = sketch_values(sb, y);
+	const uint64 *px = sb->prefix + (uint64) x * sb->pwords;
+	const uint64 *py = sb->prefix + (uint64) y * sb->pwords;
+	int			e;
+
+	if (a[j] != b[j] || !may_pair_groups(sb, x, y))
+		return;
+	for (int w = 0; w <= j / 64; w++)
+	{
+		uint64		both = px[w] & py[w];
+
+		if (w == j / 64)
+			both &= (UINT64CONST(1) << (j % 64)) - 1;
+		while (both != 0)
+		{
+			int			i = w * 64 + pg_rightmost_one_pos64(both);
+
+			if (a[i] == b[i])
+				return;
+			both &= both - 1;
+		}
+	}
+	sb->call->ncand++;
+	e = sketch_equal_at_least(a, b, sb->k, sb->emin);
+	if (e >= sb->emin)
+		found_groups(sb, x, y, nddup_minhash_estimate(e, sb->k, sb->params->bits));
+}
+
 /* Compare every pair (threshold 0: every pair is a result). */
 static void
 all_pairs(SketchBatch *sb)
@@ -312,6 +358,7 @@ sketch_pairs_in_memory(SketchBatch *sb)
 	BatchRows  *rows = &sb->rows;
 	uint64		n = rows->nrows;
 	int			r = sb->nrowsband;
+	int			nbands = sb->nbands;
 	BatchRec   *ent;
 	BatchRec   *tmp;
 
@@ -324,7 +371,16 @@ sketch_pairs_in_memory(SketchBatch *sb)
 	ent = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(BatchRec));
 	tmp = MemoryContextAllocHuge(sb->call->cxt, Max(n, 1) * sizeof(BatchRec));
 	group_identical(sb, ent, tmp);
-	for (int j = 0; j < sb->nbands; j++)
+	sketch_choose_plan(sb);
+	if (sb->prefix != NULL && sketch_prefix_search(sb, found_groups, may_pair_groups_fn))
+		nbands = 0;
+	else if (sb->prefix != NULL)
+	{
+		/* the prefix filter: every position is a band of one position */
+		r = 1;
+		nbands = sb->k;
+	}
+	for (int j = 0; j < nbands; j++)
 	{
 		uint64		m = 0;
 		BatchRec   *sorted;
@@ -334,6 +390,8 @@ sketch_pairs_in_memory(SketchBatch *sb)
 			if ((i & 0xfff) == 0)
 				CHECK_FOR_INTERRUPTS();
 			if (rows->flags[i] & (ROW_EMPTY | ROW_MEMBER))
+				continue;
+			if (sb->prefix != NULL && !sketch_in_prefix(sb, i, j))
 				continue;
 			ent[m].key = sketch_band_key(sketch_values(sb, i) + j * r, r);
 			ent[m].val = i;
@@ -354,14 +412,20 @@ sketch_pairs_in_memory(SketchBatch *sb)
 					/* a run can be long: check within it too */
 					if (((y - x) & 0x3ff) == 0)
 						CHECK_FOR_INTERRUPTS();
-					candidate(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
+					if (sb->prefix != NULL)
+						candidate_prefix(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
+					else
+						candidate(sb, (uint32) sorted[x].val, (uint32) sorted[y].val, j);
 				}
 			}
 			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 			s = e;
 		}
-		batch_report_progress(sb->call, "band", j + 1, sb->nbands);
+		batch_report_progress(sb->call, sb->prefix != NULL ? "position" : "band", j + 1, nbands);
 	}
+	if (sb->prefix != NULL)
+		pfree(sb->prefix);
+	sb->prefix = NULL;
 	pfree(ent);
 	pfree(tmp);
 }

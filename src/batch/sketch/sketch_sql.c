@@ -291,7 +291,8 @@ choose_bands(SketchBatch *sb, int32 bands, int32 rows)
 			break;
 		}
 	dmax = k - sb->emin;
-	if (bands == 0 && rows == 0)
+	sb->auto_bands = bands == 0 && rows == 0;
+	if (sb->auto_bands)
 	{
 		sb->nbands = dmax + 1;
 		sb->nrowsband = sb->emin > 0 ? k / sb->nbands : 0;
