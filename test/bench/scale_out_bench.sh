@@ -14,14 +14,18 @@
 #     with two originals;
 #   - the same with the N rows stored: nddup_original() (one query on every
 #     shard) beside nddup_original_routed() (a key table distributed by
-#     key), both in one run, then the same checks on the rows inserted.
+#     key, for each key shard count asked for), all in one run, then the
+#     same checks on the rows inserted.
 #
 #   NDDUP_CITUS_DESTDIR=... test/bench/scale_out_bench.sh [--rows N] [--sketches N]
-#       [--no-r12] [--no-sketches] [--no-batch] [--insert-only] [--inserts N] [--keep]
+#       [--no-r12] [--no-sketches] [--no-batch] [--insert-only] [--inserts N]
+#       [--key-shards "S ..."] [--keep]
 #
 # --insert-only: only the insert-time checks (no batch calls, no radius
 # query); --inserts N: inserts per client in the comparison at N rows
-# stored (default 100).
+# stored (default 100); --key-shards: the shard counts of the routed
+# check's key table, each with its own copy of the table, run side by side
+# (default 2, one shard per worker).
 #
 # Defaults: 1,000,000 fingerprints (90 % random, 10 % planted variants of
 # 1-6 flipped bits, as test/bench/batch_bench.sh) and 1,000,000 sketches
@@ -40,6 +44,7 @@ SK=1
 BATCH=1
 QUERY=1
 INSERTS=100
+KEY_SHARDS=2
 while [ $# -gt 0 ]; do
 	case $1 in
 		--rows) ROWS=$2; shift 2 ;;
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
 		--no-batch) BATCH=0; SK=0; shift ;;
 		--insert-only) BATCH=0; SK=0; QUERY=0; shift ;;
 		--inserts) INSERTS=$2; shift 2 ;;
+		--key-shards) KEY_SHARDS=$2; shift 2 ;;
 		--keep) KEEP=1; shift ;;
 		*) echo "unknown option $1"; exit 2 ;;
 	esac
@@ -287,14 +293,16 @@ echo '```'
 echo
 
 # ---------------------------------------------------------------- insert-time check, N rows stored
-# Two tables distributed by id holding the N fingerprints (as originals):
-# ins_all for nddup_original(), ins_routed for nddup_original_routed() with
-# its key table ins_routed_keys (the block keys at radius 3 of every row,
-# distributed by key, one shard per worker).  Two workloads, each run with
-# both forms: "variants", every insert a variant of one of 100 bases (one
-# bit flipped: groups of near-duplicates, as test/citus), and "mixed", with
-# even odds such a variant or a fresh random fingerprint (a group of its
-# own, an original that stores its keys); base is the group.
+# Tables distributed by id holding the N fingerprints (as originals):
+# ins_all for nddup_original(), and for nddup_original_routed() one table
+# per key shard count S of --key-shards, ins_routed (S = 2, one shard per
+# worker) or ins_routed_S, with its key table ins_routed[_S]_keys (the
+# block keys at radius 3 of every row, distributed by key over S shards).
+# Two workloads, each run with every form: "variants", every insert a
+# variant of one of 100 bases (one bit flipped: groups of near-duplicates,
+# as test/citus), and "mixed", with even odds such a variant or a fresh
+# random fingerprint (a group of its own, an original that stores its
+# keys); base is the group.
 coord -v n="$ROWS" >/dev/null <<'SQL'
 CREATE SEQUENCE ins_ids START 1;
 SELECT setval('ins_ids', :n);
@@ -302,17 +310,7 @@ CREATE TABLE ins_all (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicat
 SELECT create_distributed_table('ins_all', 'id', colocate_with => 'fps');
 INSERT INTO ins_all (id, fp) SELECT id, fp FROM fps;
 CREATE INDEX ON ins_all USING gin (fp simhash64_gin_ops);
-CREATE TABLE ins_routed (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicate_of bigint);
-SELECT create_distributed_table('ins_routed', 'id', colocate_with => 'fps');
-INSERT INTO ins_routed (id, fp) SELECT id, fp FROM fps;
-CREATE TABLE ins_routed_keys (key bigint NOT NULL, id bigint NOT NULL, sig simhash64 NOT NULL);
-SELECT create_distributed_table('ins_routed_keys', 'key', shard_count => 2);
-INSERT INTO ins_routed_keys SELECT k, id, fp FROM ins_routed, unnest(hamming_block_keys(fp, 3)) k
-WHERE duplicate_of IS NULL;
-CREATE INDEX ON ins_routed_keys (key);
 VACUUM ANALYZE ins_all;
-VACUUM ANALYZE ins_routed;
-VACUUM ANALYZE ins_routed_keys;
 -- the checks of the rows inserted after the first n: groups (base) with
 -- one original each, duplicates pointing at it, no original within the
 -- radius of another original (stored or inserted)
@@ -343,6 +341,24 @@ BEGIN
 END
 $$;
 SQL
+# the routed tables: ins_routed with 2 key shards, ins_routed_S with S
+routed_tables=""
+for ks in $KEY_SHARDS; do
+	if [ "$ks" = 2 ]; then rt=ins_routed; else rt=ins_routed_$ks; fi
+	routed_tables="$routed_tables $rt"
+	coord -v rt="$rt" -v rk="${rt}_keys" -v ks="$ks" >/dev/null <<'SQL'
+CREATE TABLE :rt (id bigint PRIMARY KEY, base bigint, fp simhash64, duplicate_of bigint);
+SELECT create_distributed_table(:'rt', 'id', colocate_with => 'fps');
+INSERT INTO :rt (id, fp) SELECT id, fp FROM fps;
+CREATE TABLE :rk (key bigint NOT NULL, id bigint NOT NULL, sig simhash64 NOT NULL);
+SELECT create_distributed_table(:'rk', 'key', shard_count => :ks);
+INSERT INTO :rk SELECT k, id, fp FROM :rt, unnest(hamming_block_keys(fp, 3)) k
+WHERE duplicate_of IS NULL;
+CREATE INDEX ON :rk (key);
+VACUUM ANALYZE :rt;
+VACUUM ANALYZE :rk;
+SQL
+done
 for w in variants mixed; do
 	case $w in
 		variants) base='\set base random(1, 100)' ;;
@@ -356,23 +372,30 @@ VALUES (nextval('ins_ids'), :base, (hashint8extended(:base::bigint, 7) # (1::big
 	nddup_original('ins_all', '{fingerprint=fp,radius=3}',
 				   (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64, NULL::bigint));
 EOF
-	cat >"$WORKDIR/ins_routed_$w.pgbench" <<EOF
+	for rt in $routed_tables; do
+		cat >"$WORKDIR/${rt}_$w.pgbench" <<EOF
 $base
 \\set bit random(0, 63)
 SELECT nextval('ins_ids') AS id \\gset
-INSERT INTO ins_routed (id, base, fp, duplicate_of)
+INSERT INTO $rt (id, base, fp, duplicate_of)
 VALUES (:id, :base, (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64,
-	nddup_original_routed('ins_routed', '{fingerprint=fp,radius=3}',
+	nddup_original_routed('$rt', '{fingerprint=fp,radius=3}',
 						  (hashint8extended(:base::bigint, 7) # (1::bigint << :bit))::simhash64,
-						  :id::bigint, 'ins_routed_keys'));
+						  :id::bigint, '${rt}_keys'));
 EOF
+	done
 done
 [ "$(id -u)" = 0 ] && chown "$PG_USER" "$WORKDIR"/*.pgbench
 echo "With $ROWS rows stored: 8 pgbench clients (-j 2), $INSERTS inserts each"
 echo
 echo "| workload | form | inserts/s | latency ms | load before / after | CPU ms per insert: coordinator / worker 1 / worker 2 |"
 echo "|---|---|---|---|---|---|"
-for run in variants:ins_all variants:ins_routed mixed:ins_all mixed:ins_routed; do
+runs=""
+for w in variants mixed; do
+	runs="$runs $w:ins_all"
+	for rt in $routed_tables; do runs="$runs $w:$rt"; done
+done
+for run in $runs; do
 	w=${run%%:*} t=${run#*:}
 	l0=$(load)
 	c0=$(cpu_ticks coordinator); w10=$(cpu_ticks worker1); w20=$(cpu_ticks worker2)
@@ -382,7 +405,8 @@ for run in variants:ins_all variants:ins_routed mixed:ins_all mixed:ins_routed; 
 	n=$((8 * INSERTS))
 	case $t in
 		ins_all) what="nddup_original() (one query on each of 32 shards)" ;;
-		ins_routed) what="nddup_original_routed() (key table distributed by key)" ;;
+		ins_routed) what="nddup_original_routed() (key table distributed by key, 2 shards)" ;;
+		ins_routed_*) what="nddup_original_routed() (key table distributed by key, ${t#ins_routed_} shards)" ;;
 	esac
 	echo "| $w | $what | $(echo "$out" | sed -n 's/^tps = \([0-9.]*\) .*/\1/p') |"\
 		"$(echo "$out" | sed -n 's/^latency average = \([0-9.]*\) ms/\1/p') | $l0 / $(load) |"\
@@ -392,12 +416,14 @@ for run in variants:ins_all variants:ins_routed mixed:ins_all mixed:ins_routed; 
 done
 echo
 echo '```'
-for t in ins_all ins_routed; do
+for t in ins_all $routed_tables; do
 	coord -At -F ': ' -c "SELECT '$t: ' || what, value FROM ins_check('$t', $ROWS)"
 done
-coord -At -F ': ' -v n="$ROWS" <<'SQL'
-SELECT 'ins_routed_keys: key rows of the inserted originals / 4 per inserted original',
-	(SELECT count(*) FROM ins_routed_keys WHERE id > :n) || ' / ' ||
-	4 * (SELECT count(*) FROM ins_routed WHERE id > :n AND duplicate_of IS NULL);
+for rt in $routed_tables; do
+	coord -At -F ': ' -v n="$ROWS" -v rt="$rt" -v rk="${rt}_keys" <<'SQL'
+SELECT :'rk' || ': key rows of the inserted originals / 4 per inserted original',
+	(SELECT count(*) FROM :rk WHERE id > :n) || ' / ' ||
+	4 * (SELECT count(*) FROM :rt WHERE id > :n AND duplicate_of IS NULL);
 SQL
+done
 echo '```'

@@ -2,12 +2,12 @@
 # nddup on Citus: starts a coordinator and two workers on loopback, runs
 # test/citus/sql/*.sql on the coordinator (distributed tables against the
 # same tables on one node: radius and nearest-n queries, batch pairs, joins
-# and clusters, aggregates, the insert-time check) and compares their output
-# with test/citus/expected/*.out; then 8 pgbench clients insert
-# near-duplicates through the coordinator, with nddup_original(), with
-# nddup_original_routed() and with a trigger scoped by the distribution
-# column, and test/citus/check_concurrency.sql checks that no near-duplicate
-# was missed and no group has two originals.
+# and clusters, aggregates, the insert-time check, deletes of originals) and
+# compares their output with test/citus/expected/*.out; then 8 pgbench
+# clients insert near-duplicates through the coordinator, with
+# nddup_original(), with nddup_original_routed() and with a trigger scoped
+# by the distribution column, and test/citus/check_concurrency.sql checks
+# that no near-duplicate was missed and no group has two originals.
 #
 #   NDDUP_CITUS_DESTDIR=/path/to/citus-destdir test/citus/run.sh
 #

@@ -100,6 +100,17 @@ SELECT r, (sdiff(format('SELECT * FROM hamming_join(%L, %L, %s)', 'SELECT id, fp
 				format('SELECT * FROM hamming_join(%L, %L, %s)', 'SELECT id, fp FROM bt_local WHERE id < 100300',
 						'SELECT id, fp FROM bt_t_local WHERE id > 1000', r))).*
 FROM unnest(ARRAY[0, 3, 12]) r;
+-- clusters, mode components: distributed
+SELECT r, (sdiff(format('SELECT * FROM hamming_clusters(%L, %s, mode => %L)', 'SELECT id, fp, ord FROM bt', r, 'components'),
+				format('SELECT * FROM hamming_clusters(%L, %s, mode => %L)', 'SELECT id, fp, ord FROM bt_local', r, 'components'))).*
+FROM unnest(ARRAY[0, 3, 12]) r;
+SELECT r, (sdiff(format('SELECT * FROM hamming_clusters(%L, %L, %L, %s, %L, false, mode => %L)', 'bt_t', 'id', 'fp', r, 'ord', 'components'),
+				format('SELECT * FROM hamming_clusters(%L, %L, %L, %s, %L, false, mode => %L)', 'bt_t_local', 'id', 'fp', r, 'ord', 'components'))).*
+FROM unnest(ARRAY[0, 3, 12]) r;
+SELECT r, (sdiff(format('SELECT * FROM hamming_clusters(%L, %L, %L, %s, mode => %L)', 'bt_t', 'id', 'fp', r, 'components'),
+				format('SELECT * FROM hamming_clusters(%L, %L, %L, %s, mode => %L)', 'bt_t_local', 'id', 'fp', r, 'components'))).*
+FROM unnest(ARRAY[3, 12]) r;
+-- clusters, the default mode greedy: on the coordinator, the one-node answer
 SELECT r, (sdiff(format('SELECT * FROM hamming_clusters(%L, %s)', 'SELECT id, fp, ord FROM bt', r),
 				format('SELECT * FROM hamming_clusters(%L, %s)', 'SELECT id, fp, ord FROM bt_local', r))).*
 FROM unnest(ARRAY[0, 3, 12]) r;
@@ -109,6 +120,9 @@ FROM unnest(ARRAY[0, 3, 12]) r;
 SELECT r, (sdiff(format('SELECT * FROM hamming_clusters(%L, %L, %L, %s)', 'bt_t', 'id', 'fp', r),
 				format('SELECT * FROM hamming_clusters(%L, %L, %L, %s)', 'bt_t_local', 'id', 'fp', r))).*
 FROM unnest(ARRAY[3, 12]) r;
+-- the two modes differ on this data (the comparisons above compare the modes asked for)
+SELECT (sdiff('SELECT * FROM hamming_clusters(''bt'', ''id'', ''fp'', 12)',
+			  'SELECT * FROM hamming_clusters(''bt_local'', ''id'', ''fp'', 12, mode => ''components'')')).differ > 0 AS modes_differ;
 -- forced layouts: groups searched with the remaining tables on the workers
 SELECT b, r, (sdiff(format('SELECT * FROM hamming_pairs(%L, %L, %L, %s)', 'bt', 'id', 'fp', r),
 				   format('SELECT * FROM hamming_pairs(%L, %L, %L, %s)', 'bt_local', 'id', 'fp', r))).*
@@ -146,6 +160,14 @@ FROM unnest(ARRAY[0.5, 0.8, 1.0]) t, unnest(ARRAY['s', 's8']) c;
 SELECT t, (sdiff(format('SELECT * FROM minhash_pairs(%L, %L, %L, %s)', 'sp_t', 'id', 's', t),
 				format('SELECT * FROM minhash_pairs(%L, %L, %L, %s)', 'sp_t_local', 'id', 's', t))).*
 FROM unnest(ARRAY[0.5, 0.8]) t;
+-- clusters, mode components: distributed
+SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, mode => %L)', 'sp', 'id', 's', t, 'ord', 'components'),
+				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, mode => %L)', 'sp_local', 'id', 's', t, 'ord', 'components'))).*
+FROM unnest(ARRAY[0.5, 0.8]) t;
+SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, singletons => false, mode => %L)', 'sp_t', 'id', 's', t, 'ord', 'components'),
+				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L, singletons => false, mode => %L)', 'sp_t_local', 'id', 's', t, 'ord', 'components'))).*
+FROM unnest(ARRAY[0.5, 0.8]) t;
+-- clusters, the default mode greedy: on the coordinator, the one-node answer
 SELECT t, (sdiff(format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L)', 'sp', 'id', 's', t, 'ord'),
 				format('SELECT * FROM minhash_clusters(%L, %L, %L, %s, %L)', 'sp_local', 'id', 's', t, 'ord'))).*
 FROM unnest(ARRAY[0.5, 0.8]) t;
