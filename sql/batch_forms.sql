@@ -9,7 +9,9 @@
 -- untyped), in the same order, and besides them only order_column (right
 -- after the parameter) and verify_column (right before verify), which name
 -- what the query form reads from its query's columns.  The join of two
--- queries takes the same ones as the query form of the pairs.
+-- queries takes the same ones as the query form of the pairs.  One
+-- difference is by design: a relation form's parameter may default to NULL,
+-- the decision stored with the table (nddup_decide), which a query has not.
 --
 CREATE TEMP VIEW batch_form_args AS
 SELECT p.oid, p.proname::text AS fname, a.n, p.proargnames[a.n] AS argname,
@@ -29,15 +31,20 @@ WHERE p.proretset AND p.proargnames[1] IN ('query', 'query_a', 'new_query', 'rel
   AND p.proname !~ '^nddup_';	-- the calibration functions: one form each
 
 -- each form's arguments from its parameter on, without order_column and
--- verify_column: 'name type [= default]', and the same without the types
+-- verify_column: 'name type [= default]', and the same without the types;
+-- a relation form's NULL default of its parameter (the stored decision) is
+-- left out
 CREATE TEMP VIEW batch_forms AS
 SELECT oid, fname, form,
        array_agg(argname || ' ' || argtype || coalesce(' = ' || dflt, '') ORDER BY n) AS args,
        -- the same with the parameter's name and default only (for the twin)
        array_agg(CASE WHEN n = first THEN argname ELSE argname || ' ' || argtype END
                  || coalesce(' = ' || dflt, '') ORDER BY n) AS typed_but_param
-FROM (SELECT *, CASE form WHEN 'query' THEN 2 WHEN 'join' THEN 3 WHEN 'assign' THEN 3 ELSE 4 END AS first
-      FROM batch_form_args) a
+FROM (SELECT oid, fname, n, argname, argtype, form, first,
+             CASE WHEN form LIKE 'relation%' AND n = first AND dflt LIKE 'NULL::%' THEN NULL
+                  ELSE dflt END AS dflt
+      FROM (SELECT *, CASE form WHEN 'query' THEN 2 WHEN 'join' THEN 3 WHEN 'assign' THEN 3 ELSE 4 END AS first
+            FROM batch_form_args) f) a
 WHERE n >= first
   AND argname NOT IN ('order_column', 'verify_column')
 GROUP BY oid, fname, form;
