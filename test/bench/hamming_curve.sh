@@ -20,13 +20,14 @@
 #     server; every answer compared with the flat scan's (mismatches must
 #     be 0);
 #   - the sequential scan of the first NS centers at radius 12 (reference);
-#   - hamming_pairs and hamming_clusters radius 3 (rel forms) at work_mem
-#     4MB, each in a fresh session: time, result rows, peak RssAnon and
-#     VmHWM of the backend (sampled every 20 ms from /proc), temp bytes;
 #   - nddup_dedup_trigger (radius 3 and 12, action=mark): K one-row inserts
 #     (10 % copies of stored rows, 90 % new) with and without the trigger,
 #     per-insert p50 / p99, with N rows stored (the index's appendix grows
-#     by these inserts; it is the last step of a size).
+#     by these inserts, 3K rows: 0.3 % of 1M);
+#   - hamming_pairs and hamming_clusters radius 3 (rel forms) at work_mem
+#     4MB, each in a fresh session, cancelled after --batch-timeout seconds:
+#     time, result rows, peak RssAnon and VmHWM of the backend (sampled
+#     every 20 ms from /proc), temp bytes.
 #
 # Usage: test/bench/hamming_curve.sh [--sizes 1M,10M,100M] [--queries 200]
 #            [--seq-queries 5] [--radii "3 6 12"] [--configs "default"]
@@ -212,12 +213,6 @@ for size in ${SIZES//,/ }; do
 		done
 	done
 
-	if [ "$BATCH" = 1 ]; then
-		echo "== batch functions, radius 3, work_mem 4MB (index $(echo "$CONFIGS" | awk '{print $NF}'))"
-		batch hamming_pairs "hamming_pairs('fps', 'id', 'fp', 3)" "$N"
-		batch hamming_clusters "hamming_clusters('fps', 'id', 'fp', 3, singletons => false)" "$N"
-	fi
-
 	if [ "$TRIGGER" = 1 ]; then
 		echo "== insert-time trigger, $N rows stored, $INSERTS one-row inserts per run"
 		# 10 % copies of stored rows (one hash join), 90 % new fingerprints
@@ -239,6 +234,12 @@ for size in ${SIZES//,/ }; do
 			k=$((k + 1))
 		done
 	fi
+	if [ "$BATCH" = 1 ]; then
+		echo "== batch functions, radius 3, work_mem 4MB (index $(echo "$CONFIGS" | awk '{print $NF}'))"
+		batch hamming_pairs "hamming_pairs('fps', 'id', 'fp', 3)" "$N"
+		batch hamming_clusters "hamming_clusters('fps', 'id', 'fp', 3, singletons => false)" "$N"
+	fi
+
 	q -c "DROP TABLE fps, hc_flat" >/dev/null
 	unset F50 F99 FMEAN
 done
