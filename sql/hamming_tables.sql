@@ -2,9 +2,10 @@
 -- The table count of the hamming access method (docs/indexes.md, "Table
 -- count"): the index option tables forces 2, 3 or 4 tables (0, the default,
 -- lets the row count choose: 4 below about 200M rows).  With each count,
--- every radius answer (0..20) and every nearest-10 answer is compared with
--- the sequential scan, after the build, after inserts into the appendix and
--- after the merge that VACUUM runs; the index shrinks with fewer tables.
+-- every radius answer (11 radii, 0..20) and every nearest-10 answer is
+-- compared with the sequential scan, after the build, after inserts into
+-- the appendix and after the merge that VACUUM runs; the index shrinks with
+-- fewer tables.
 --
 SET client_min_messages = warning;
 
@@ -22,10 +23,10 @@ INSERT INTO ht
 
 CREATE TABLE ht_centers AS
   SELECT row_number() OVER (ORDER BY id) AS qid, fp AS center FROM ht
-   WHERE id % 173 = 3 AND fp IS NOT NULL
+   WHERE id % 331 = 3 AND fp IS NOT NULL
   UNION ALL SELECT 1000 + i, hashint8extended(-i, 9)::simhash64 FROM generate_series(1, 5) i;
 
--- the truth by sequential scans: per center and radius 0..20 the count and
+-- the truth by sequential scans: per center and radius the count and
 -- sum of the ids within it, per center the distance of the 10th nearest
 CREATE FUNCTION ht_truth() RETURNS bigint LANGUAGE plpgsql AS $$
 BEGIN
@@ -37,7 +38,7 @@ BEGIN
            (SELECT coalesce(sum(id), 0) FROM ht WHERE (fp <-> c.center) <= r) AS s,
            (SELECT max(d) FROM (SELECT fp <-> c.center AS d FROM ht WHERE fp IS NOT NULL
                                  ORDER BY 1 LIMIT 10) k) AS d10
-      FROM ht_centers c, generate_series(0, 20) r;
+      FROM ht_centers c, unnest(ARRAY[0, 1, 3, 4, 6, 7, 9, 12, 13, 16, 20]) r;
   RETURN (SELECT sum(n) FROM ht_expected);
 END $$;
 
@@ -56,7 +57,7 @@ BEGIN
   SET LOCAL enable_seqscan = off;
   SET LOCAL nddup.hamming_probe = 'tables';
   FOR c IN SELECT * FROM ht_centers ORDER BY qid LOOP
-    FOR rad IN 0..20 LOOP
+    FOREACH rad IN ARRAY ARRAY[0, 1, 3, 4, 6, 7, 9, 12, 13, 16, 20] LOOP
       SELECT count(*), coalesce(sum(id), 0) INTO n, s FROM ht WHERE fp <@ ball(c.center, rad);
       SELECT * INTO e FROM ht_expected x WHERE x.qid = c.qid AND x.r = rad;
       nq := nq + 1;
