@@ -520,13 +520,14 @@ hamming_new_buffer(Relation index, bool use_fsm)
 /*
  * Directory bits of a generation of `keyed` rows in ntables tables: about 8
  * rows per bucket, at most the bits of the narrowest block (the pigeonhole
- * is over blocks: a prefix of a block is a coarser but still exact probe).
+ * is over blocks: a prefix of a block is a coarser but still exact probe),
+ * and at most 27 (a directory's bucket counts are one allocation < 1 GB).
  */
 uint32
 hamming_dir_bits(uint64 keyed, uint32 ntables)
 {
 	int			bits = 4;
-	int			narrowest = 64 / (int) ntables;
+	int			narrowest = Min(64 / (int) ntables, 27);
 
 	while (bits < narrowest && ((uint64) 8 << bits) < keyed)
 		bits++;
