@@ -8,16 +8,22 @@
  * An index holds one sorted *generation* and an *appendix*.
  *
  * The generation is built by sorting (CREATE INDEX, and the merge that
- * VACUUM runs when the appendix has grown).  It has four tables, one per
- * 16-bit block of the fingerprint (src/core/hamming_kernel.h), each sorted
- * by its table key (the key with that block first), each with a directory
- * of its top `dbits` bits:
+ * VACUUM runs when the appendix has grown).  It has `ntables` tables (2 to
+ * 4), one per block of the key (src/core/hamming_kernel.h): the key's 64
+ * bits cut into ntables runs, block t starting at bit 64 t / ntables (four
+ * tables: the 16-bit blocks).  Each table is sorted by its table key (the
+ * key rotated so that its block comes first) and has a directory of its
+ * top `dbits` bits (at most the narrowest block).  The table count and
+ * dbits are chosen from the row count at each build and merge
+ * (hamming_choose_tables: Manku, Jain and Das Sarma 2007, s.3.1, fewer and
+ * longer blocks as the collection grows, so that a probe's buckets stay
+ * small), or forced by the index option `tables`:
  *
  *	table 0	every row's key (8 bytes, on key pages) and heap TID (6 bytes,
  *			on TID pages, in the same order), sorted by key, the rows whose
  *			fingerprint is NULL last (a pass over every row reads only the
  *			key pages);
- *	table t	(t = 1..3) entry pages: the low 64 - dbits bits of the row's
+ *	table t	(t = 1..ntables-1) entry pages: the low 64 - dbits bits of the row's
  *			table-t key, 6 to 8 bytes, sorted;
  *	dir t	the offset of every directory bucket in table t (uint32).
  *
@@ -62,7 +68,11 @@
 #define HAMMING_NSTRATEGIES			2
 
 #define HAMMING_MAGIC				0x484D4958	/* "HMIX" */
-#define HAMMING_VERSION				1
+/*
+ * Version 2 records the table count (HammingGenInfo.ntables); a version 1
+ * metapage is read as ntables = 4 (hamming_meta_fixup).
+ */
+#define HAMMING_VERSION				2
 #define HAMMING_METAPAGE_BLKNO		0
 #define HAMMING_PAGE_ID				0xFF9A
 
@@ -146,7 +156,37 @@ typedef struct HammingGenInfo
 												 * (t = 0: its key pages) */
 	uint32		tid_first;		/* first logical page of table 0's TIDs */
 	uint32		dir_first[HAMMING_TABLES];	/* first logical page of dir t */
+	uint32		ntables;		/* tables (version 2; in version 1 the
+								 * structure's padding, read as 4) */
 } HammingGenInfo;
+
+/* ntables took the padding at the end: the layout of version 1 is kept */
+StaticAssertDecl(sizeof(HammingGenInfo) == 80, "HammingGenInfo changed size");
+
+/* Bit offset of block t of a key cut into ntables blocks. */
+static inline int
+hamming_block_offset(uint32 ntables, int t)
+{
+	return (int) ((64 * (uint32) t) / ntables);
+}
+
+/* The key in table t of a generation: block t first. */
+static inline uint64
+hamming_table_key(const HammingGenInfo *info, uint64 key, int t)
+{
+	int			s = hamming_block_offset(info->ntables, t);
+
+	return s == 0 ? key : (key << s) | (key >> (64 - s));
+}
+
+/* The key again from a key of table t of a generation. */
+static inline uint64
+hamming_table_unkey(const HammingGenInfo *info, uint64 tkey, int t)
+{
+	int			s = hamming_block_offset(info->ntables, t);
+
+	return s == 0 ? tkey : (tkey >> s) | (tkey << (64 - s));
+}
 
 /* The metapage (block 0). */
 typedef struct HammingMetaPageData
@@ -194,6 +234,8 @@ typedef struct HammingOptions
 	int32		vl_len_;		/* varlena header */
 	double		merge_fraction; /* merge when appendix + dead rows reach this
 								 * share of the generation's rows */
+	int			tables;			/* table count of every build and merge, or 0:
+								 * chosen from the row count */
 } HammingOptions;
 
 #define HAMMING_DEFAULT_MERGE_FRACTION	0.05
@@ -253,6 +295,7 @@ typedef enum HammingCrashPoint
 /* hamming_handler.c: handler, options, settings, cost estimate */
 extern int	hamming_probe;
 extern double hamming_merge_fraction(Relation index);
+extern int	hamming_tables_option(Relation index);
 extern void hamming_crash_point_reached(HammingCrashPoint point);
 
 /* hamming_utils.c: pages, metapage, generation reader, rows, cost model */
@@ -260,6 +303,7 @@ extern void hamming_init_page(Page page, uint8 kind, uint64 epoch);
 extern void hamming_check_page(Relation index, Page page, BlockNumber blkno,
 							   uint8 kind, uint64 epoch);
 extern void hamming_init_meta(Page page);
+extern void hamming_meta_fixup(HammingMetaPageData *meta);
 extern void hamming_read_meta(Relation index, HammingMetaCopy *copy);
 extern void hamming_free_meta(HammingMetaCopy *copy);
 extern void hamming_gen_open(HammingGen *gen, Relation index,
@@ -276,9 +320,10 @@ extern uint64 hamming_list_rows(Relation index, BlockNumber blkno, uint64 epoch)
 extern uint64 hamming_tid_pack(ItemPointer tid, bool isnull);
 extern bool hamming_tid_live(const ItemPointerData *tid);
 extern Buffer hamming_new_buffer(Relation index, bool use_fsm);
-extern uint32 hamming_dir_bits(uint64 keyed);
+extern uint32 hamming_dir_bits(uint64 keyed, uint32 ntables);
 extern int	hamming_entry_width(uint32 dbits);
-extern void hamming_table_radii(int radius, int *rho);
+extern void hamming_table_radii(int radius, uint32 ntables, int *rho);
+extern uint32 hamming_choose_tables(double keyed, int forced);
 
 /* The planned work of a search, and its cost in nanoseconds. */
 typedef struct HammingPlan
@@ -290,8 +335,9 @@ typedef struct HammingPlan
 	double		nanoseconds;	/* estimated time */
 } HammingPlan;
 
-extern void hamming_plan_search(double keyed, uint32 dbits, int radius,
-								double appendix_rows, HammingPlan *plan);
+extern void hamming_plan_search(double keyed, uint32 dbits, uint32 ntables,
+								int radius, double appendix_rows,
+								HammingPlan *plan);
 
 /* hamming_build.c: build and merge */
 extern IndexBuildResult *hamming_build(Relation heap, Relation index,

@@ -492,7 +492,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		nitems = HammingPageGetOpaque(page)->nitems;
 		for (uint32 i = 0; i < nitems && seen < keyed; i++, seen++)
 		{
-			uint64		v = nddup_ham_table_key(HammingPageKeyArray(page)[i], t);
+			uint64		v = hamming_table_key(info, HammingPageKeyArray(page)[i], t);
 
 			if (in_memory)
 				values[seen] = v;
@@ -591,7 +591,9 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 	info->epoch = epoch;
 	info->rows = sorter->count;
 	info->keyed = sorter->count - sorter->nulls;
-	info->dbits = hamming_dir_bits(info->keyed);
+	info->ntables = hamming_choose_tables((double) info->keyed,
+										  hamming_tables_option(index));
+	info->dbits = hamming_dir_bits(info->keyed, info->ntables);
 	info->width = (uint32) hamming_entry_width(info->dbits);
 
 	memset(&w, 0, sizeof(w));
@@ -611,8 +613,8 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 	write_dir(&w, counts, info->dbits);
 	if (!building)
 		hamming_crash_point_reached(HAMMING_CRASH_WRITING);
-	report_phase(&w, HAMMING_PHASE_TABLES, info->keyed * (HAMMING_TABLES - 1));
-	for (int t = 1; t < HAMMING_TABLES; t++)
+	report_phase(&w, HAMMING_PHASE_TABLES, info->keyed * (info->ntables - 1));
+	for (int t = 1; t < (int) info->ntables; t++)
 	{
 		memset(counts, 0, sizeof(uint32) * ((Size) 1 << info->dbits));
 		info->table_first[t] = w.npages;

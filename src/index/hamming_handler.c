@@ -96,6 +96,9 @@ nddup_hamming_am_init(void)
 					   "VACUUM merges the appendix into the sorted tables when it and the dead rows reach this share of the sorted rows",
 					   HAMMING_DEFAULT_MERGE_FRACTION, 0.0, 1.0,
 					   ShareUpdateExclusiveLock);
+	add_int_reloption(hamming_relopt_kind, "tables",
+					  "Tables of every build and merge (2 to 4), or 0: chosen from the row count",
+					  0, 0, HAMMING_TABLES, ShareUpdateExclusiveLock);
 }
 
 /* PANIC when nddup.hamming_crash_point names this step (test/t/006). */
@@ -113,10 +116,28 @@ hamming_options(Datum reloptions, bool validate)
 {
 	static const relopt_parse_elt tab[] = {
 		{"merge_fraction", RELOPT_TYPE_REAL, offsetof(HammingOptions, merge_fraction)},
+		{"tables", RELOPT_TYPE_INT, offsetof(HammingOptions, tables)},
 	};
+	HammingOptions *opts;
 
-	return (bytea *) build_reloptions(reloptions, validate, hamming_relopt_kind,
-									  sizeof(HammingOptions), tab, lengthof(tab));
+	opts = (HammingOptions *) build_reloptions(reloptions, validate, hamming_relopt_kind,
+											   sizeof(HammingOptions), tab, lengthof(tab));
+	if (validate && opts && opts->tables == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("value 1 out of bounds for option \"tables\""),
+				 errdetail("Valid values are 0 (chosen from the row count) and 2 to %d.",
+						   HAMMING_TABLES)));
+	return (bytea *) opts;
+}
+
+/* The tables option of an index: a forced table count, or 0. */
+int
+hamming_tables_option(Relation index)
+{
+	HammingOptions *opts = (HammingOptions *) index->rd_options;
+
+	return opts ? opts->tables : 0;
 }
 
 /* The merge_fraction option of an index. */
@@ -192,7 +213,8 @@ hamming_validate(Oid opclassoid)
 
 /* What the cost estimate needs from the metapage. */
 static void
-read_sizes(Oid indexoid, double *keyed, uint32 *dbits, double *appendix_rows)
+read_sizes(Oid indexoid, double *keyed, uint32 *dbits, uint32 *ntables,
+		   double *appendix_rows)
 {
 	Relation	index = index_open(indexoid, NoLock);
 	Buffer		buf = ReadBuffer(index, HAMMING_METAPAGE_BLKNO);
@@ -202,6 +224,7 @@ read_sizes(Oid indexoid, double *keyed, uint32 *dbits, double *appendix_rows)
 	meta = HammingPageGetMeta(BufferGetPage(buf));
 	*keyed = (double) meta->gen.keyed;
 	*dbits = meta->gen.dbits;
+	*ntables = meta->version == 1 ? HAMMING_TABLES : meta->gen.ntables;
 	*appendix_rows = (double) (meta->app_pages + meta->sealed_pages) * HAMMING_ROWS_PER_PAGE;
 	UnlockReleaseBuffer(buf);
 	index_close(index, NoLock);
@@ -221,6 +244,7 @@ hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	double		keyed;
 	double		appendix_rows;
 	uint32		dbits;
+	uint32		ntables;
 	int			radius = -1;
 	double		random_page_cost;
 	double		seq_page_cost;
@@ -249,13 +273,13 @@ hamming_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	/* the smallest radius of the <@ conditions drives the search */
 	radius = nddup_hamming_path_radius(root, path);
 
-	read_sizes(index->indexoid, &keyed, &dbits, &appendix_rows);
+	read_sizes(index->indexoid, &keyed, &dbits, &ntables, &appendix_rows);
 	get_tablespace_page_costs(index->reltablespace, &random_page_cost, &seq_page_cost);
-	hamming_plan_search(keyed, dbits, -1, appendix_rows, &pass);
+	hamming_plan_search(keyed, dbits, ntables, -1, appendix_rows, &pass);
 	search = nddup_hamming_cost(pass.nanoseconds, pass.pages, seq_page_cost);
 	if (radius >= 0)
 	{
-		hamming_plan_search(keyed, dbits, radius, appendix_rows, &probe);
+		hamming_plan_search(keyed, dbits, ntables, radius, appendix_rows, &probe);
 		if (probe.use_tables)
 			search = Min(search, nddup_hamming_cost(probe.nanoseconds, probe.pages,
 													random_page_cost));

@@ -291,12 +291,13 @@ lookup_key(Search *s, HammingGen *gen, HammingCursor *dircur,
  * within that table's probe radius of the query's.
  */
 static bool
-covered_before(uint64 key, uint64 qkey, int t, const int *rho, int shift)
+covered_before(const HammingGenInfo *info, uint64 key, uint64 qkey, int t,
+			   const int *rho, int shift)
 {
 	for (int u = 0; u < t; u++)
 		if (rho[u] >= 0 &&
-			__builtin_popcountll((nddup_ham_table_key(key, u) ^
-								  nddup_ham_table_key(qkey, u)) >> shift) <= rho[u])
+			__builtin_popcountll((hamming_table_key(info, key, u) ^
+								  hamming_table_key(info, qkey, u)) >> shift) <= rho[u])
 			return true;
 	return false;
 }
@@ -340,17 +341,18 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 	HammingCursor tidcur = {InvalidBuffer, 0};
 	HammingCursor lookdir = {InvalidBuffer, 0};
 	HammingCursor lookkeys = {InvalidBuffer, 0};
+	int			ntables = (int) gen->info.ntables;
 
-	hamming_table_radii(radius, rho);
+	hamming_table_radii(radius, gen->info.ntables, rho);
 	/* room for the buckets of the widest probe, not the whole directory */
-	for (int t = 0; t < HAMMING_TABLES; t++)
+	for (int t = 0; t < ntables; t++)
 		if (rho[t] >= 0)
 			maxbuckets = Max(maxbuckets, (long) (nddup_ham_ball_volume(dbits, rho[t]) + 0.5));
 	buckets = palloc(sizeof(uint32) * maxbuckets);
 	bounds = palloc(sizeof(uint32) * 2 * maxbuckets);
-	for (int t = 0; t < HAMMING_TABLES; t++)
+	for (int t = 0; t < ntables; t++)
 	{
-		uint64		tq = nddup_ham_table_key(qkey, t);
+		uint64		tq = hamming_table_key(&gen->info, qkey, t);
 		long		nb;
 
 		if (rho[t] < 0)
@@ -412,7 +414,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 				{
 					uint64		value = high |
 						nddup_ham_packed_entry(entries, so->idx[i], width, lowmask);
-					uint64		key = nddup_ham_table_unkey(value, t);
+					uint64		key = hamming_table_unkey(&gen->info, value, t);
 					int			dist;
 
 					/* equal keys are adjacent: look each up once */
@@ -421,7 +423,7 @@ probe_tables(Search *s, HammingGen *gen, uint64 qkey, int radius)
 					prev = value;
 					have_prev = true;
 					dist = __builtin_popcountll(key ^ qkey);
-					if (dist <= s->lo || covered_before(key, qkey, t, rho, shift))
+					if (dist <= s->lo || covered_before(&gen->info, key, qkey, t, rho, shift))
 						continue;
 					lookup_key(s, gen, &lookdir, &lookkeys, &tidcur, key, dist);
 				}
@@ -508,7 +510,7 @@ search(HammingScanOpaque so, EmitMode mode, uint64 qkey, int lo, int hi,
 	{
 		HammingPlan plan;
 
-		hamming_plan_search((double) gen->info.keyed, gen->info.dbits,
+		hamming_plan_search((double) gen->info.keyed, gen->info.dbits, gen->info.ntables,
 							allow_tables ? hi : -1, 0, &plan);
 		if (allow_tables && hamming_probe != HAMMING_PROBE_AUTO)
 			plan.use_tables = (hamming_probe == HAMMING_PROBE_TABLES);
@@ -582,7 +584,7 @@ first_probe_radius(HammingGen *gen)
 	HammingPlan flat;
 	int			best = -1;
 
-	hamming_plan_search((double) gen->info.keyed, gen->info.dbits, -1, 0, &flat);
+	hamming_plan_search((double) gen->info.keyed, gen->info.dbits, gen->info.ntables, -1, 0, &flat);
 	if (hamming_probe == HAMMING_PROBE_ROWS)
 		return -1;
 	if (hamming_probe == HAMMING_PROBE_TABLES)
@@ -591,7 +593,7 @@ first_probe_radius(HammingGen *gen)
 	{
 		HammingPlan plan;
 
-		hamming_plan_search((double) gen->info.keyed, gen->info.dbits, r, 0, &plan);
+		hamming_plan_search((double) gen->info.keyed, gen->info.dbits, gen->info.ntables, r, 0, &plan);
 		if (!plan.use_tables || plan.nanoseconds > 0.1 * flat.nanoseconds)
 			break;
 		best = r;
@@ -625,7 +627,7 @@ next_probe_radius(HammingScanOpaque so)
 		r++;
 	if (hamming_probe == HAMMING_PROBE_TABLES)
 		return Min(r, so->done + 4);
-	hamming_plan_search(keyed, gen->info.dbits, r, 0, &plan);
+	hamming_plan_search(keyed, gen->info.dbits, gen->info.ntables, r, 0, &plan);
 	return plan.use_tables ? r : -1;
 }
 

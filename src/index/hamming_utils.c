@@ -113,11 +113,27 @@ hamming_init_meta(Page page)
 	memset(meta, 0, offsetof(HammingMetaPageData, map));
 	meta->magic = HAMMING_MAGIC;
 	meta->version = HAMMING_VERSION;
-	meta->gen.dbits = hamming_dir_bits(0);
+	meta->gen.ntables = HAMMING_TABLES;
+	meta->gen.dbits = hamming_dir_bits(0, HAMMING_TABLES);
 	meta->gen.width = hamming_entry_width(meta->gen.dbits);
 	meta->app_head = InvalidBlockNumber;
 	meta->app_tail = InvalidBlockNumber;
 	meta->sealed_head = InvalidBlockNumber;
+}
+
+/*
+ * Bring a metapage of an older version (or a copy of one) to the current
+ * layout: version 1 had four tables, and the padding where ntables now is.
+ */
+void
+hamming_meta_fixup(HammingMetaPageData *meta)
+{
+	if (meta->version == 1)
+	{
+		meta->gen.ntables = HAMMING_TABLES;
+		meta->retired_gen.ntables = HAMMING_TABLES;
+		meta->version = HAMMING_VERSION;
+	}
 }
 
 /* Copy the metapage (share lock) and open its generation for reading. */
@@ -137,7 +153,7 @@ hamming_read_meta(Relation index, HammingMetaCopy *copy)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not a hamming index",
 						RelationGetRelationName(index))));
-	if (meta->version != HAMMING_VERSION)
+	if (meta->version < 1 || meta->version > HAMMING_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" has version %u, expected %u",
@@ -148,6 +164,7 @@ hamming_read_meta(Relation index, HammingMetaCopy *copy)
 	copy->meta = palloc(size);
 	memcpy(copy->meta, meta, size);
 	UnlockReleaseBuffer(buf);
+	hamming_meta_fixup(copy->meta);
 	hamming_gen_open(&copy->gen, index, copy->meta);
 }
 
@@ -501,21 +518,23 @@ hamming_new_buffer(Relation index, bool use_fsm)
 }
 
 /*
- * Directory bits of a generation of `keyed` rows: about 8 rows per bucket,
- * at most the 16 bits of a block (the pigeonhole is over blocks: a prefix
- * of a block is a coarser but still exact probe).
+ * Directory bits of a generation of `keyed` rows in ntables tables: about 8
+ * rows per bucket, at most the bits of the narrowest block (the pigeonhole
+ * is over blocks: a prefix of a block is a coarser but still exact probe),
+ * and at most 27 (a directory's bucket counts are one allocation < 1 GB).
  */
 uint32
-hamming_dir_bits(uint64 keyed)
+hamming_dir_bits(uint64 keyed, uint32 ntables)
 {
 	int			bits = 4;
+	int			narrowest = Min(64 / (int) ntables, 27);
 
-	while (bits < NDDUP_HAM_BLOCK_BITS && ((uint64) 8 << bits) < keyed)
+	while (bits < narrowest && ((uint64) 8 << bits) < keyed)
 		bits++;
 	return (uint32) bits;
 }
 
-/* Bytes of an entry of tables 1..3: the 64 - dbits bits below the prefix. */
+/* Bytes of an entry of tables 1..: the 64 - dbits bits below the prefix. */
 int
 hamming_entry_width(uint32 dbits)
 {
@@ -523,23 +542,61 @@ hamming_entry_width(uint32 dbits)
 }
 
 /*
- * The probe radius of each table for a search of radius r, by the
- * pigeonhole principle of multi-index hashing (Norouzi, Punjani and Fleet
- * 2012, s.3 and Proposition 1): with r = 4 d + s (0 <= s < 4), if two keys
- * differ in at most r bits then one of any s + 1 blocks differs in at most
- * d bits or one of the others in at most d - 1.  The s + 1 tables at radius
- * d are tables 1, 2, 3, 0 in that order (table 0's rows are wider, so its
- * probes read more bytes).  -1: the table is not probed.
+ * The probe radius of each of ntables tables for a search of radius r, by
+ * the pigeonhole principle of multi-index hashing (Norouzi, Punjani and
+ * Fleet 2012, s.3 and Proposition 1): with r = m d + s (m tables,
+ * 0 <= s < m), if two keys differ in at most r bits then one of any s + 1
+ * blocks differs in at most d bits or one of the others in at most d - 1.
+ * The s + 1 tables at radius d are tables 1, 2, .., m - 1, 0 in that order
+ * (table 0's rows are wider, so its probes read more bytes).  -1: the table
+ * is not probed.
  */
 void
-hamming_table_radii(int radius, int *rho)
+hamming_table_radii(int radius, uint32 ntables, int *rho)
 {
-	static const int order[HAMMING_TABLES] = {1, 2, 3, 0};
-	int			d = radius / HAMMING_TABLES;
-	int			s = radius % HAMMING_TABLES;
+	int			m = (int) ntables;
+	int			d = radius / m;
+	int			s = radius % m;
 
-	for (int i = 0; i < HAMMING_TABLES; i++)
-		rho[order[i]] = (i <= s) ? d : d - 1;
+	for (int i = 0; i < m; i++)
+		rho[(i + 1) % m] = (i <= s) ? d : d - 1;
+}
+
+/*
+ * The table count of a generation of `keyed` rows: forced (the index option
+ * `tables`, 2..4), or the count whose probes the cost model finds cheapest
+ * over the radii 3, 6 and 12 (docs/indexes.md, "Table count").  Fewer
+ * tables have longer blocks and so more directory bits: each probe reads
+ * more, smaller buckets (Manku, Jain and Das Sarma 2007, s.3.1).
+ */
+uint32
+hamming_choose_tables(double keyed, int forced)
+{
+	static const int radii[] = {3, 6, 12};
+	uint32		best = HAMMING_TABLES;
+	double		best_ns = -1;
+
+	if (forced >= 2 && forced <= HAMMING_TABLES)
+		return (uint32) forced;
+	for (uint32 m = HAMMING_TABLES; m >= 3; m--)
+	{
+		uint32		dbits = hamming_dir_bits((uint64) keyed, m);
+		double		ns = 0;
+
+		for (int i = 0; i < lengthof(radii); i++)
+		{
+			HammingPlan plan;
+
+			hamming_plan_search(keyed, dbits, m, radii[i], 0, &plan);
+			ns += plan.nanoseconds;
+		}
+		if (best_ns < 0 || ns < best_ns)
+		{
+			best = m;
+			best_ns = ns;
+		}
+	}
+	return best;
 }
 
 /*
@@ -550,7 +607,7 @@ hamming_table_radii(int radius, int *rho)
  * says is faster.  radius < 0 plans a pass over every row (ordering).
  */
 void
-hamming_plan_search(double keyed, uint32 dbits, int radius,
+hamming_plan_search(double keyed, uint32 dbits, uint32 ntables, int radius,
 					double appendix_rows, HammingPlan *plan)
 {
 	double		nbuckets = ldexp(1.0, (int) dbits);
@@ -574,8 +631,8 @@ hamming_plan_search(double keyed, uint32 dbits, int radius,
 
 	if (radius >= 0 && keyed > 0)
 	{
-		hamming_table_radii(radius, rho);
-		for (int t = 0; t < HAMMING_TABLES; t++)
+		hamming_table_radii(radius, ntables, rho);
+		for (int t = 0; t < (int) ntables; t++)
 		{
 			double		b;
 			double		e;

@@ -350,6 +350,7 @@ merge(Relation index)
 	state = GenericXLogStart(index);
 	meta = HammingPageGetMeta(GenericXLogRegisterBuffer(state, metabuf,
 														GENERIC_XLOG_FULL_IMAGE));
+	meta->version = HAMMING_VERSION;	/* old_gen was read as this version */
 	meta->gen = info;
 	memcpy(meta->map, mapblocks, sizeof(BlockNumber) * info.nmap);
 	meta->sealed_head = InvalidBlockNumber;
