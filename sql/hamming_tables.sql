@@ -111,8 +111,20 @@ ALTER INDEX ht_idx SET (tables = 2);
 REINDEX INDEX ht_idx;
 SELECT ht_check() AS two_after_reindex;
 
--- the planner's estimate follows the index's tables: it still chooses it
-EXPLAIN (COSTS OFF) SELECT id FROM ht WHERE fp <@ ball('0123456789abcdef', 3);
+-- the planner's estimate follows the index's tables: it still chooses the
+-- index (as an index scan or a bitmap scan: the costs of the two are close
+-- with 2 tables, and which one wins depends on the table's statistics)
+DO $$
+DECLARE
+	line text;
+	uses_index boolean := false;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ht WHERE fp <@ ball(''0123456789abcdef'', 3)' LOOP
+		uses_index := uses_index OR line ~ 'Index Scan (using|on) ht_idx( |$)';
+	END LOOP;
+	RAISE WARNING 'the radius-3 query uses ht_idx: %', uses_index;
+END
+$$;
 
 -- out of range
 CREATE INDEX ht_bad ON ht USING hamming (fp) WITH (tables = 1);
