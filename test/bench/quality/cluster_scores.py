@@ -57,6 +57,7 @@ def main():
     for ds, method, mode, doc, cl in read(f'{work}/cs_pred.tsv'):
         pred[ds, method, mode][doc] = cl
     ms = {(ds, m, md): (t, err) for ds, m, md, t, err in read(f'{work}/cs_time.tsv')}
+    res = {}
     print('| corpus | docs (scored) | method | mode | ARI | P | R | F1 | largest | time (ms) |')
     print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|')
     for ds in ndocs:
@@ -74,9 +75,21 @@ def main():
                     sys.exit(f'{ds} {method} {mode}: {len(missing)} scored rows without a cluster')
                 ari, p, r, f1 = scores(tr, pr)
                 largest = max(collections.Counter(pr.values()).values())
+                res[ds, method, mode] = (ari, f1, largest, float(t))
                 print(f'| {ds.replace("_", "-")} | {ndocs[ds]} ({len(tr)}) | {method} | {mode} | '
                       f'{ari:.4f} | {p:.4f} | {r:.4f} | {f1:.4f} | {largest} | '
                       f'{float(t):.0f} |')
+    print()
+    for method in ('shingleset', 'minhash'):
+        both = [ds for ds in ndocs if (ds, method, 'greedy') in res and (ds, method, 'components') in res]
+        g = [res[ds, method, 'greedy'] for ds in both]
+        c = [res[ds, method, 'components'] for ds in both]
+        print(f'{method}: greedy F1 higher on {sum(a[1] > b[1] for a, b in zip(g, c))} of {len(both)}, '
+              f'ARI higher on {sum(a[0] > b[0] for a, b in zip(g, c))}; largest cluster smaller on '
+              f'{sum(a[2] < b[2] for a, b in zip(g, c))}, equal on {sum(a[2] == b[2] for a, b in zip(g, c))}; '
+              f'time greedy / components {min(a[3] / b[3] for a, b in zip(g, c)):.2f}-'
+              f'{max(a[3] / b[3] for a, b in zip(g, c)):.2f}, in total '
+              f'{sum(a[3] for a in g) / sum(b[3] for b in c):.2f}')
 
 
 if __name__ == '__main__':

@@ -35,10 +35,10 @@ BEGIN
 			BEGIN
 			IF m = 'shingleset' THEN
 				INSERT INTO cs_pred SELECT name, m, md, c.id, c.cluster_id
-				FROM shingleset_clusters(('d_' || name)::regclass, 'doc_id', 'ss', 0.3, mode => md) c;
+				FROM shingleset_clusters(format('%I', 'd_' || name)::regclass, 'doc_id', 'ss', 0.3, mode => md) c;
 			ELSE
 				INSERT INTO cs_pred SELECT name, m, md, c.id, c.cluster_id
-				FROM minhash_clusters(('d_' || name)::regclass, 'doc_id', 'sk', 0.3, mode => md) c;
+				FROM minhash_clusters(format('%I', 'd_' || name)::regclass, 'doc_id', 'sk', 0.3, mode => md) c;
 			END IF;
 			INSERT INTO cs_time VALUES (name, m, md,
 				extract(epoch FROM clock_timestamp() - t0) * 1000, NULL);
