@@ -98,6 +98,8 @@ SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3,order=fp}', '
 ALTER TABLE ro_posts ADD COLUMN site integer;
 SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3,scope=site}', '0123456789abcdef'::simhash64, 1::bigint, 'ro_keys');
 SELECT nddup_original_routed('ro_mposts', '{source=body,method=shingleset,threshold=0.6}', 'x', 1::bigint, 'ro_mkeys');
+-- a system catalog as the key table: refused before anything is read
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', '0123456789abcdef'::simhash64, 1::bigint, 'pg_authid');
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', '0123456789abcdef'::simhash64, 1::bigint, 'ro_keys');
 ROLLBACK;
