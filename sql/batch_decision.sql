@@ -60,5 +60,21 @@ SELECT * FROM shingleset_pairs('bdocs'::regclass, 'id', 'ss');
 SELECT count(*) FROM shingleset_pairs(NULL::regclass, 'id', 'ss');
 SELECT count(*) FROM minhash_pairs('bdocs'::regclass, 'id', NULL);
 
+-- a role without SELECT on the table sees no decision (the policy of
+-- nddup_decisions): the same error as with none stored, then 42501 with a
+-- threshold given; with SELECT it reads the decision
+SELECT threshold FROM nddup_decide('bdocs', 'ss', 0.5);
+CREATE ROLE regress_nddup_bdec;
+SET ROLE regress_nddup_bdec;
+SELECT count(*) FROM shingleset_pairs('bdocs'::regclass, 'id', 'ss');
+SELECT count(*) FROM shingleset_pairs('bdocs'::regclass, 'id', 'ss', 0.5);
+RESET ROLE;
+GRANT SELECT ON bdocs TO regress_nddup_bdec;
+SET ROLE regress_nddup_bdec;
+SELECT count(*) FROM shingleset_pairs('bdocs'::regclass, 'id', 'ss');
+RESET ROLE;
+DROP OWNED BY regress_nddup_bdec;
+DROP ROLE regress_nddup_bdec;
+
 DROP TABLE bdocs;
 DROP FUNCTION bdwords(text, int);
