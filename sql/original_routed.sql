@@ -132,5 +132,14 @@ SET ROLE regress_nddup_routed;
 SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9000::bigint, 'ro_keys');
 RESET ROLE;
 DROP POLICY ro_mine ON ro_posts;
+ALTER TABLE ro_posts DISABLE ROW LEVEL SECURITY;
+-- row-level security on the key table: its policies would hide originals
+ALTER TABLE ro_keys ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ro_keys_some ON ro_keys USING (id < 100);
+SET ROLE regress_nddup_routed;
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9000::bigint, 'ro_keys');
+RESET ROLE;
+DROP POLICY ro_keys_some ON ro_keys;
+ALTER TABLE ro_keys DISABLE ROW LEVEL SECURITY;
 DROP OWNED BY regress_nddup_routed;
 DROP ROLE regress_nddup_routed;

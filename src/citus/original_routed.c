@@ -110,7 +110,8 @@ routed_check_column(Oid keys, const char *name, Oid want)
 
 /*
  * Check the key table: not the table itself, INSERT for the caller (and no
- * catalog: nddup_original_check_table), the columns and their types.  The
+ * catalog: nddup_original_check_table), no row-level security restricting
+ * the caller, the columns and their types.  The
  * lookup and the insert run as the caller, so SELECT is checked by them.
  */
 static void
@@ -121,6 +122,13 @@ routed_check_keys(const DedupConfig *cfg, Oid keys)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the key table of nddup_original_routed() must not be the table itself")));
 	nddup_original_check_table(keys);
+	if (check_enable_rls(keys, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nddup_original_routed() cannot read the key table \"%s\" under row-level security",
+						get_rel_name(keys)),
+				 errdetail("Its policies would hide keys of originals from role \"%s\", and their copies would be missed.",
+						   GetUserNameFromId(GetUserId(), false))));
 	routed_check_column(keys, "key", INT8OID);
 	routed_check_column(keys, "id", cfg->id_type);
 	routed_check_column(keys, "sig", cfg->sig_type);
