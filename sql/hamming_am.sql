@@ -381,6 +381,14 @@ SELECT count(*) FILTER (WHERE a = b) AS exact, count(*) AS centers FROM (
          (SELECT array_agg(d ORDER BY d) FROM (SELECT (fp <-> c.fp) AS d FROM hx_big ORDER BY 1 LIMIT 10) s) AS b
     FROM (SELECT fp FROM hx_big WHERE id % 15000 = 7 UNION ALL SELECT hashint8extended(-i, 3)::simhash64 FROM generate_series(1, 5) i) c) x;
 RESET nddup.hamming_probe;
+-- rows whose fingerprint is NULL beyond the memory of their own sort (they
+-- spill to sorted runs too, and come last in table 0): the same answers
+INSERT INTO hx_big SELECT 400000 + i, NULL FROM generate_series(1, 20000) i;
+SET maintenance_work_mem = '1MB';
+REINDEX INDEX hx_big_idx;
+RESET maintenance_work_mem;
+SELECT sorted_rows, directory_bits FROM hamming_index_stats('hx_big_idx');
+SELECT hx_big_check() AS big_with_nulls;
 
 -- 10. other relations: unlogged (init fork), empty at build, temporary
 CREATE UNLOGGED TABLE hx_unlogged (id int, fp simhash64);

@@ -344,7 +344,18 @@ extern IndexBuildResult *hamming_build(Relation heap, Relation index,
 									   IndexInfo *indexInfo);
 extern void hamming_build_empty(Relation index);
 
-/* A sorted stream of rows, in memory or spilled to a tuplesort. */
+/* hamming_sort.c: values of 1 or 2 words sorted by the first, in memory or in runs */
+typedef struct HammingWordSort HammingWordSort;
+extern HammingWordSort *hamming_wordsort_begin(int stride, Size mem_limit,
+											   uint64 expected);
+extern void hamming_wordsort_put(HammingWordSort *ws, const uint64 *value);
+extern void hamming_wordsort_finish(HammingWordSort *ws);
+extern const uint64 *hamming_wordsort_next(HammingWordSort *ws);
+extern uint64 hamming_wordsort_count(HammingWordSort *ws);
+extern int	hamming_wordsort_runs(HammingWordSort *ws);
+extern void hamming_wordsort_end(HammingWordSort *ws);
+
+/* The rows of a generation, sorted by key, NULL fingerprints last. */
 typedef struct HammingSorter HammingSorter;
 extern HammingSorter *hamming_sorter_begin(void);
 extern void hamming_sorter_put(HammingSorter *sorter, uint64 key, uint64 packed_tid);

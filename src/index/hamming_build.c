@@ -7,11 +7,11 @@
  *	  (Manku, Jain and Das Sarma 2007, s.3: the sorted permuted tables;
  *	  built once by sorting, as the paper's batch construction).
  *
- * The sorts run in maintenance_work_mem: in memory (a least-significant-
- * digit radix sort) while the rows fit, else through a tuplesort that
- * spills to temporary files.  CREATE INDEX (hamming_build) feeds the rows
- * of the heap; the merge of VACUUM (hamming_vacuum.c) feeds the rows of
- * the old generation and of the sealed appendix.
+ * The sorts run in maintenance_work_mem (hamming_sort.c: a radix sort in
+ * memory, sorted runs in temporary files merged beyond).  CREATE INDEX
+ * (hamming_build) feeds the rows of the heap; the merge of VACUUM
+ * (hamming_vacuum.c) feeds the rows of the old generation and of the
+ * sealed appendix.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,40 +23,22 @@
 #include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
-#include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
 #include "commands/progress.h"
-#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/tuplesort.h"
 
-/* A row to sort: its key and its packed TID (NULL flag on top). */
-typedef struct HammingRow
-{
-	uint64		key;
-	uint64		ptid;
-} HammingRow;
-
-/* the sign bit: unsigned order of keys as signed int8 order */
-#define HAMMING_SIGN	(UINT64CONST(1) << 63)
-
+/*
+ * The rows of a generation to sort: the rows with a fingerprint by key
+ * (key, packed TID), the rows whose fingerprint is NULL apart (packed TID;
+ * they go last, in any order).
+ */
 struct HammingSorter
 {
-	MemoryContext cxt;
-	Size		mem_limit;		/* bytes */
-	HammingRow *rows;			/* in memory, until they do not fit */
-	Size		nrows;
-	Size		maxrows;
-	Tuplesortstate *ts;			/* spilled rows, or NULL */
-	TupleDesc	desc;
-	TupleTableSlot *slot;
-	uint64		count;
-	uint64		nulls;
-	Size		next;
+	HammingWordSort *keyed;
+	HammingWordSort *nulls;
 };
 
 /* Start collecting rows to sort, in maintenance_work_mem. */
@@ -64,191 +46,60 @@ HammingSorter *
 hamming_sorter_begin(void)
 {
 	HammingSorter *s = palloc0(sizeof(HammingSorter));
+	Size		limit = (Size) maintenance_work_mem * 1024;
 
-	s->cxt = AllocSetContextCreate(CurrentMemoryContext, "hamming sort",
-								   ALLOCSET_DEFAULT_SIZES);
-	s->mem_limit = (Size) maintenance_work_mem * 1024;
-	s->maxrows = 1024;
-	s->rows = MemoryContextAllocHuge(s->cxt, sizeof(HammingRow) * s->maxrows);
+	/* NULL rows are rare: an eighth of the memory before they spill */
+	s->keyed = hamming_wordsort_begin(2, limit - limit / 8, 0);
+	s->nulls = hamming_wordsort_begin(1, limit / 8, 0);
 	return s;
-}
-
-/* Move the rows to a tuplesort of (null flag, key, TID). */
-static void
-sorter_spill(HammingSorter *s)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	AttrNumber	cols[2] = {1, 2};
-	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
-	Oid			colls[2] = {InvalidOid, InvalidOid};
-	bool		nullsfirst[2] = {false, false};
-
-	s->desc = CreateTemplateTupleDesc(3);
-	TupleDescInitEntry(s->desc, 1, "isnull", INT8OID, -1, 0);
-	TupleDescInitEntry(s->desc, 2, "key", INT8OID, -1, 0);
-	TupleDescInitEntry(s->desc, 3, "tid", INT8OID, -1, 0);
-	s->slot = MakeSingleTupleTableSlot(s->desc, &TTSOpsMinimalTuple);
-	s->ts = tuplesort_begin_heap(s->desc, 2, cols, ops, colls, nullsfirst,
-								 maintenance_work_mem, NULL, TUPLESORT_NONE);
-	MemoryContextSwitchTo(old);
-	for (Size i = 0; i < s->nrows; i++)
-	{
-		uint64		ptid = s->rows[i].ptid;
-
-		ExecClearTuple(s->slot);
-		s->slot->tts_values[0] = Int64GetDatum((int64) (ptid >> 63));
-		s->slot->tts_values[1] = Int64GetDatum((int64) (s->rows[i].key ^ HAMMING_SIGN));
-		s->slot->tts_values[2] = Int64GetDatum((int64) ptid);
-		memset(s->slot->tts_isnull, 0, 3 * sizeof(bool));
-		ExecStoreVirtualTuple(s->slot);
-		tuplesort_puttupleslot(s->ts, s->slot);
-	}
-	pfree(s->rows);
-	s->rows = NULL;
-	s->nrows = 0;
 }
 
 /* Add a row (key 0 and the NULL flag in packed_tid for a NULL fingerprint). */
 void
 hamming_sorter_put(HammingSorter *s, uint64 key, uint64 packed_tid)
 {
-	s->count++;
 	if (packed_tid >> 63)
-		s->nulls++;
-	if (s->ts == NULL && s->nrows == s->maxrows)
-	{
-		/* the radix sort needs the rows twice */
-		if (sizeof(HammingRow) * 2 * s->maxrows * 2 <= s->mem_limit)
-		{
-			s->maxrows *= 2;
-			s->rows = repalloc_huge(s->rows, sizeof(HammingRow) * s->maxrows);
-		}
-		else
-			sorter_spill(s);
-	}
-	if (s->ts == NULL)
-	{
-		s->rows[s->nrows].key = key;
-		s->rows[s->nrows].ptid = packed_tid;
-		s->nrows++;
-	}
+		hamming_wordsort_put(s->nulls, &packed_tid);
 	else
 	{
-		ExecClearTuple(s->slot);
-		s->slot->tts_values[0] = Int64GetDatum((int64) (packed_tid >> 63));
-		s->slot->tts_values[1] = Int64GetDatum((int64) (key ^ HAMMING_SIGN));
-		s->slot->tts_values[2] = Int64GetDatum((int64) packed_tid);
-		memset(s->slot->tts_isnull, 0, 3 * sizeof(bool));
-		ExecStoreVirtualTuple(s->slot);
-		tuplesort_puttupleslot(s->ts, s->slot);
+		uint64		row[2] = {key, packed_tid};
+
+		hamming_wordsort_put(s->keyed, row);
 	}
-}
-
-/*
- * Radix sort (least significant digit first, 16-bit digits) of n values
- * of `stride` uint64 words each, by their first word; tmp has room for n
- * values.  Returns the array that holds the result (a or tmp).
- */
-static uint64 *
-radix_sort(uint64 *a, uint64 *tmp, Size n, int stride)
-{
-	uint32	   *counts = palloc(sizeof(uint32) * 65536);
-
-	for (int shift = 0; shift < 64; shift += 16)
-	{
-		uint32		sum = 0;
-		uint64	   *t;
-
-		CHECK_FOR_INTERRUPTS();
-		memset(counts, 0, sizeof(uint32) * 65536);
-		for (Size i = 0; i < n; i++)
-			counts[(a[i * stride] >> shift) & 0xffff]++;
-		if (counts[(a[0] >> shift) & 0xffff] == n)
-			continue;			/* every value has this digit */
-		for (int d = 0; d < 65536; d++)
-		{
-			uint32		c = counts[d];
-
-			counts[d] = sum;
-			sum += c;
-		}
-		for (Size i = 0; i < n; i++)
-		{
-			uint32		pos = counts[(a[i * stride] >> shift) & 0xffff]++;
-
-			memcpy(tmp + (Size) pos * stride, a + i * stride, sizeof(uint64) * stride);
-		}
-		t = a;
-		a = tmp;
-		tmp = t;
-	}
-	pfree(counts);
-	return a;
 }
 
 /* Sort the collected rows: by key, the rows with a NULL fingerprint last. */
 void
 hamming_sorter_finish(HammingSorter *s)
 {
-	if (s->ts != NULL)
-	{
-		tuplesort_performsort(s->ts);
-		return;
-	}
-	if (s->nrows > 1)
-	{
-		HammingRow *tmp;
-		Size		keyed = 0;
-
-		/* NULL rows to the end (their order does not matter) */
-		for (Size i = 0; i < s->nrows; i++)
-			if (!(s->rows[i].ptid >> 63))
-			{
-				HammingRow r = s->rows[keyed];
-
-				s->rows[keyed++] = s->rows[i];
-				s->rows[i] = r;
-			}
-		if (keyed > 1)
-		{
-			uint64	   *sorted;
-
-			tmp = MemoryContextAllocHuge(s->cxt, sizeof(HammingRow) * keyed);
-			sorted = radix_sort((uint64 *) s->rows, (uint64 *) tmp, keyed, 2);
-			if (sorted != (uint64 *) s->rows)
-				memcpy(s->rows, sorted, sizeof(HammingRow) * keyed);
-			pfree(tmp);
-		}
-	}
-	s->next = 0;
+	hamming_wordsort_finish(s->keyed);
+	hamming_wordsort_finish(s->nulls);
 }
 
 /* Number of rows put. */
 uint64
 hamming_sorter_count(HammingSorter *s)
 {
-	return s->count;
+	return hamming_wordsort_count(s->keyed) + hamming_wordsort_count(s->nulls);
 }
 
 /* The next row in sorted order; false at the end. */
 static bool
 sorter_next(HammingSorter *s, uint64 *key, uint64 *ptid)
 {
-	if (s->ts != NULL)
-	{
-		bool		isnull;
+	const uint64 *v = hamming_wordsort_next(s->keyed);
 
-		if (!tuplesort_gettupleslot(s->ts, true, false, s->slot, NULL))
-			return false;
-		*key = (uint64) DatumGetInt64(slot_getattr(s->slot, 2, &isnull)) ^ HAMMING_SIGN;
-		*ptid = (uint64) DatumGetInt64(slot_getattr(s->slot, 3, &isnull));
+	if (v != NULL)
+	{
+		*key = v[0];
+		*ptid = v[1];
 		return true;
 	}
-	if (s->next >= s->nrows)
+	v = hamming_wordsort_next(s->nulls);
+	if (v == NULL)
 		return false;
-	*key = s->rows[s->next].key;
-	*ptid = s->rows[s->next].ptid;
-	s->next++;
+	*key = 0;
+	*ptid = v[0];
 	return true;
 }
 
@@ -256,12 +107,8 @@ sorter_next(HammingSorter *s, uint64 *key, uint64 *ptid)
 static void
 sorter_end(HammingSorter *s)
 {
-	if (s->ts != NULL)
-	{
-		tuplesort_end(s->ts);
-		ExecDropSingleTupleTableSlot(s->slot);
-	}
-	MemoryContextDelete(s->cxt);
+	hamming_wordsort_end(s->keyed);
+	hamming_wordsort_end(s->nulls);
 	pfree(s);
 }
 
@@ -465,20 +312,15 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 	uint64		lowmask = info->dbits == 0 ? ~UINT64CONST(0) :
 		(UINT64CONST(1) << (64 - info->dbits)) - 1;
 	int			per = HammingEntriesPerPage(width);
-	bool		in_memory = keyed * 2 * sizeof(uint64) <= (uint64) maintenance_work_mem * 1024;
-	uint64	   *space = NULL;
-	uint64	   *values = NULL;
-	Tuplesortstate *ts = NULL;
+	HammingWordSort *ws;
+	const uint64 *v;
 	uint64		seen = 0;
+	uint64		i = 0;
 	int			n = per;
 
 	if (keyed == 0)
 		return;
-	if (in_memory)
-		values = space = palloc_extended(sizeof(uint64) * keyed * 2, MCXT_ALLOC_HUGE);
-	else
-		ts = tuplesort_begin_datum(INT8OID, Int8LessOperator, InvalidOid, false,
-								   maintenance_work_mem, NULL, TUPLESORT_NONE);
+	ws = hamming_wordsort_begin(1, (Size) maintenance_work_mem * 1024, keyed);
 
 	/* the keyed rows come first in table 0 */
 	for (uint32 lp = info->table_first[0]; seen < keyed; lp++)
@@ -490,54 +332,35 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		nitems = HammingPageGetOpaque(page)->nitems;
-		for (uint32 i = 0; i < nitems && seen < keyed; i++, seen++)
+		for (uint32 j = 0; j < nitems && seen < keyed; j++, seen++)
 		{
-			uint64		v = hamming_table_key(info, HammingPageKeyArray(page)[i], t);
+			uint64		tkey = hamming_table_key(info, HammingPageKeyArray(page)[j], t);
 
-			if (in_memory)
-				values[seen] = v;
-			else
-				tuplesort_putdatum(ts, Int64GetDatum((int64) (v ^ HAMMING_SIGN)), false);
+			hamming_wordsort_put(ws, &tkey);
 		}
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
 	}
+	hamming_wordsort_finish(ws);
 
-	if (in_memory)
-		values = radix_sort(values, values + keyed, keyed, 1);
-	else
-		tuplesort_performsort(ts);
-
-	for (uint64 i = 0; i < keyed; i++)
+	while ((v = hamming_wordsort_next(ws)) != NULL)
 	{
-		uint64		v;
-
-		if (in_memory)
-			v = values[i];
-		else
-		{
-			Datum		d;
-			bool		isnull;
-
-			if (!tuplesort_getdatum(ts, true, false, &d, &isnull, NULL))
-				elog(ERROR, "hamming index build: table %d sort ended early", t);
-			v = (uint64) DatumGetInt64(d) ^ HAMMING_SIGN;
-		}
 		if (n == per)
 		{
 			report_done(w, (uint64) (t - 1) * keyed + i);
 			writer_page(w, HAMMING_PAGE_ENTRIES);
 			n = 0;
 		}
-		nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, v & lowmask);
+		nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, *v & lowmask);
 		HammingPageGetOpaque(w->main.page)->nitems = ++n;
-		counts[v >> (64 - info->dbits)]++;
+		counts[*v >> (64 - info->dbits)]++;
+		i++;
 	}
+	if (i != keyed)
+		elog(ERROR, "hamming index build: table %d sorted %llu of %llu keys",
+			 t, (unsigned long long) i, (unsigned long long) keyed);
 	writer_flush(w);
-	if (in_memory)
-		pfree(space);
-	else
-		tuplesort_end(ts);
+	hamming_wordsort_end(ws);
 }
 
 /* The map pages of a generation (not logical pages themselves). */
@@ -589,8 +412,8 @@ hamming_write_generation(Relation index, HammingSorter *sorter, uint64 epoch,
 
 	memset(info, 0, sizeof(HammingGenInfo));
 	info->epoch = epoch;
-	info->rows = sorter->count;
-	info->keyed = sorter->count - sorter->nulls;
+	info->rows = hamming_sorter_count(sorter);
+	info->keyed = hamming_wordsort_count(sorter->keyed);
 	info->ntables = hamming_choose_tables((double) info->keyed,
 										  hamming_tables_option(index));
 	info->dbits = hamming_dir_bits(info->keyed, info->ntables);
@@ -637,7 +460,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	uint64		key = isnull[0] ? 0 : nddup_ham_key(DatumGetSimhash64(values[0]));
 
 	hamming_sorter_put(sorter, key, hamming_tid_pack(tid, isnull[0]));
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) sorter->count);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) hamming_sorter_count(sorter));
 }
 
 /*

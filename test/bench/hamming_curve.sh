@@ -32,6 +32,7 @@
 # Usage: test/bench/hamming_curve.sh [--sizes 1M,10M,100M] [--queries 200]
 #            [--seq-queries 5] [--radii "3 6 12"] [--configs "default"]
 #            [--inserts 1000] [--batch-timeout 1800] [--shared-buffers 4GB]
+#            [--maintenance-work-mem 1GB]
 #            [--no-batch] [--no-trigger] [--no-install]
 set -euo pipefail
 
@@ -45,6 +46,7 @@ CONFIGS=default
 INSERTS=1000
 BATCH_TIMEOUT=1800
 SB=4GB
+MWM=1GB
 BATCH=1
 TRIGGER=1
 INSTALL=1
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
 		--inserts) INSERTS=$2; shift ;;
 		--batch-timeout) BATCH_TIMEOUT=$2; shift ;;
 		--shared-buffers) SB=$2; shift ;;
+		--maintenance-work-mem) MWM=$2; shift ;;
 		--no-batch) BATCH=0 ;;
 		--no-trigger) TRIGGER=0 ;;
 		--no-install) INSTALL=0 ;;
@@ -88,7 +91,7 @@ synchronous_commit = off
 jit = off
 max_parallel_workers_per_gather = 0
 max_parallel_maintenance_workers = 0
-maintenance_work_mem = 1GB
+maintenance_work_mem = $MWM
 CONF
 as_pg pg_ctl -D "$WORKDIR/data" -w restart -l "$WORKDIR/server.log" >/dev/null
 
@@ -98,7 +101,7 @@ RES=$WORKDIR/results		# size config measure p50 p99 mean flat_p50 flat_mean
 : >"$RES"
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
-echo "== commit: $(git -C "$NDDUP_ROOT" log -1 --format='%h' 2>/dev/null || echo unknown)$(git -C "$NDDUP_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'); shared_buffers $SB; no parallel workers"
+echo "== commit: $(git -C "$NDDUP_ROOT" log -1 --format='%h' 2>/dev/null || echo unknown)$(git -C "$NDDUP_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'); shared_buffers $SB, maintenance_work_mem $MWM; no parallel workers"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
 pg_sql -f "$NDDUP_ROOT/test/bench/hamming_curve.sql"
