@@ -87,6 +87,23 @@ SELECT count(*) = 0 AS no_differing_keys FROM (
 	SELECT key, id FROM ro_mkeys
 	EXCEPT SELECT k, id FROM ro_mposts, unnest(minhash_band_keys(minhash(body), 0.6)) k WHERE duplicate_of IS NULL) s;
 
+-- the statements are prepared once per configuration and key table: a key
+-- table renamed, or dropped and created again, is read anew
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9001::bigint, 'ro_keys') AS before_rename \gset
+ALTER TABLE ro_keys RENAME TO ro_keys_renamed;
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9001::bigint, 'ro_keys_renamed') = :before_rename AS same_after_rename;
+ALTER TABLE ro_keys_renamed RENAME TO ro_keys;
+CREATE TABLE ro_keys_other (LIKE ro_keys);
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9001::bigint, 'ro_keys_other') IS NULL AS empty_key_table_no_original;
+SELECT count(*) AS keys_stored FROM ro_keys_other;
+DROP TABLE ro_keys_other;
+CREATE TABLE ro_keys_other (LIKE ro_keys);
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9001::bigint, 'ro_keys_other') IS NULL AS recreated_no_original;
+SELECT count(*) AS keys_stored FROM ro_keys_other;
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9002::bigint, 'ro_keys_other') AS found_in_recreated;
+DROP TABLE ro_keys_other;
+SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', (SELECT fp FROM ro_posts WHERE id = 5), 9001::bigint, 'ro_keys') = :before_rename AS same_again;
+
 -- what it refuses
 SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', '0123456789abcdef'::simhash64, NULL::bigint, 'ro_keys');
 SELECT nddup_original_routed('ro_posts', '{fingerprint=fp,radius=3}', '0123456789abcdef'::simhash64, 1::integer, 'ro_keys');

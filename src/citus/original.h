@@ -23,9 +23,10 @@ extern void nddup_original_query_params(const DedupConfig *cfg, Datum sig, Oid *
 										Datum *values);
 extern int	nddup_original_verify_params(const DedupConfig *cfg, const Datum *verify,
 										 int nargs, Oid *argtypes, Datum *values, char *nulls);
-extern bool nddup_original_run_lookup(const DedupConfig *cfg, const char *sql, int nargs,
-									  Oid *argtypes, Datum *values, const char *nulls,
-									  Datum *id);
+extern void nddup_original_plans_for(DedupCacheEntry *entry, Oid keys);
+extern SPIPlanPtr nddup_original_prepare(const char *sql, int nargs, Oid *argtypes);
+extern bool nddup_original_run_lookup(const DedupConfig *cfg, SPIPlanPtr plan,
+									  Datum *values, const char *nulls, Datum *id);
 extern void nddup_original_report(const DedupConfig *cfg, Relation rel, Datum id);
 
 #endif							/* NDDUP_ORIGINAL_H */

@@ -186,46 +186,53 @@ routed_table(Oid keys)
 /*
  * The lookup: the earliest (smallest) id among the key rows of the new
  * row's keys whose signature meets the trigger's condition (and, with
- * verify=, whose verification value does).  One statement; Citus sends it
- * to the shards of those keys only.  Returns whether one was found (*id, in
- * the caller's context).
+ * verify=, whose verification value does).  One statement, prepared once
+ * per configuration and key table; Citus sends it to the shards of those
+ * keys only.  Returns whether one was found (*id, in the caller's context).
  */
 static bool
-routed_lookup(const DedupConfig *cfg, Oid keys, const int64 *kv, int nkeys, Datum sig,
+routed_lookup(DedupCacheEntry *entry, Oid keys, const int64 *kv, int nkeys, Datum sig,
 			  const Datum *verify, Datum *id)
 {
-	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
-	StringInfoData sql;
+	const DedupConfig *cfg = &entry->config;
 	Oid			argtypes[5];
 	Datum		values[5];
 	char		nulls[6] = "     ";
 	int			nargs = 3;
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT t.id FROM %s t WHERE t.key = ANY ($1) AND t.sig OPERATOR(%s.<@) %s.%s($2, $3)",
-					 routed_table(keys), nsp, nsp, cfg->query_func);
 	argtypes[0] = INT8ARRAYOID;
 	values[0] = PointerGetDatum(nddup_int8_array((const uint64 *) kv, nkeys));
 	nddup_original_query_params(cfg, sig, argtypes + 1, values + 1);
 	if (cfg->verify > 0.0)
-	{
-		/* the trigger's condition (trigger_verify.c) on the stored value */
 		nargs = nddup_original_verify_params(cfg, verify, nargs, argtypes, values, nulls);
-		appendStringInfo(&sql, " AND %s.similar(t.verify, $%d, $%d)", nsp, nargs - 1, nargs);
+	nddup_original_plans_for(entry, keys);
+	if (entry->original_lookup == NULL)
+	{
+		const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
+		StringInfoData sql;
+
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "SELECT t.id FROM %s t WHERE t.key = ANY ($1) AND t.sig OPERATOR(%s.<@) %s.%s($2, $3)",
+						 routed_table(keys), nsp, nsp, cfg->query_func);
+		/* the trigger's condition (trigger_verify.c) on the stored value */
+		if (cfg->verify > 0.0)
+			appendStringInfo(&sql, " AND %s.similar(t.verify, $%d, $%d)", nsp, nargs - 1, nargs);
+		appendStringInfoString(&sql, " ORDER BY t.id LIMIT 1");
+		entry->original_lookup = nddup_original_prepare(sql.data, nargs, argtypes);
 	}
-	appendStringInfoString(&sql, " ORDER BY t.id LIMIT 1");
-	return nddup_original_run_lookup(cfg, sql.data, nargs, argtypes, values, nulls, id);
+	return nddup_original_run_lookup(cfg, entry->original_lookup, values, nulls, id);
 }
 
 /*
- * Store the keys of a new original: one multi-row INSERT, which Citus
- * routes row by row to the shards of the keys.
+ * Store the keys of a new original: one multi-row INSERT (prepared once per
+ * configuration, key table and key count), which Citus routes row by row to
+ * the shards of the keys.
  */
 static void
-routed_store(const DedupConfig *cfg, Oid keys, const int64 *kv, int nkeys, Datum sig,
+routed_store(DedupCacheEntry *entry, Oid keys, const int64 *kv, int nkeys, Datum sig,
 			 Datum id, const Datum *verify)
 {
-	StringInfoData sql;
+	const DedupConfig *cfg = &entry->config;
 	int			nargs = nkeys + 2 + (cfg->verify > 0.0 ? 1 : 0);
 	Oid		   *argtypes = palloc(sizeof(Oid) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
@@ -245,19 +252,35 @@ routed_store(const DedupConfig *cfg, Oid keys, const int64 *kv, int nkeys, Datum
 		if (verify == NULL)
 			nulls[nkeys + 2] = 'n';
 	}
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "INSERT INTO %s (key, id, sig%s) VALUES ",
-					 routed_table(keys), cfg->verify > 0.0 ? ", verify" : "");
 	for (int i = 0; i < nkeys; i++)
 	{
 		argtypes[i] = INT8OID;
 		values[i] = Int64GetDatum(kv[i]);
-		appendStringInfo(&sql, "%s($%d, $%d, $%d", i > 0 ? ", " : "", i + 1, nkeys + 1, nkeys + 2);
-		if (cfg->verify > 0.0)
-			appendStringInfo(&sql, ", $%d", nkeys + 3);
-		appendStringInfoChar(&sql, ')');
 	}
-	rc = SPI_execute_with_args(sql.data, nargs, argtypes, values, nulls, false, 0);
+	nddup_original_plans_for(entry, keys);
+	if (entry->routed_store != NULL && entry->routed_nkeys != nkeys)
+	{
+		SPI_freeplan(entry->routed_store);
+		entry->routed_store = NULL;
+	}
+	if (entry->routed_store == NULL)
+	{
+		StringInfoData sql;
+
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "INSERT INTO %s (key, id, sig%s) VALUES ",
+						 routed_table(keys), cfg->verify > 0.0 ? ", verify" : "");
+		for (int i = 0; i < nkeys; i++)
+		{
+			appendStringInfo(&sql, "%s($%d, $%d, $%d", i > 0 ? ", " : "", i + 1, nkeys + 1, nkeys + 2);
+			if (cfg->verify > 0.0)
+				appendStringInfo(&sql, ", $%d", nkeys + 3);
+			appendStringInfoChar(&sql, ')');
+		}
+		entry->routed_store = nddup_original_prepare(sql.data, nargs, argtypes);
+		entry->routed_nkeys = nkeys;
+	}
+	rc = SPI_execute_plan(entry->routed_store, values, nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "nddup_original_routed(): storing the keys failed: %s",
 			 SPI_result_code_string(rc));
@@ -318,9 +341,9 @@ nddup_original_routed(PG_FUNCTION_ARGS)
 		has_verify = nddup_original_verify_value(fcinfo, entry, rel, &verify);
 	nkeys = routed_keys(cfg, sig, kv);
 	nddup_dedup_lock(entry, &sig, &scope_hash, 1);
-	found = routed_lookup(cfg, keys, kv, nkeys, sig, has_verify ? &verify : NULL, &id);
+	found = routed_lookup(entry, keys, kv, nkeys, sig, has_verify ? &verify : NULL, &id);
 	if (!found)
-		routed_store(cfg, keys, kv, nkeys, sig, PG_GETARG_DATUM(3),
+		routed_store(entry, keys, kv, nkeys, sig, PG_GETARG_DATUM(3),
 					 has_verify ? &verify : NULL);
 	SPI_finish();
 	if (found && cfg->action == NDDUP_TRIGGER_ERROR)

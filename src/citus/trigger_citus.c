@@ -128,8 +128,52 @@ original_invalidate(Datum arg, Oid relid)
 {
 	if (original_key != NULL &&
 		(relid == InvalidOid || relid == original_entry.config.relid ||
-		 relid == original_entry.config.filter_relid))
+		 relid == original_entry.config.filter_relid ||
+		 relid == original_entry.routed_keys))
 		original_key = NULL;
+}
+
+/* Free the saved statements of the configuration of the last call. */
+static void
+original_free_plans(DedupCacheEntry *entry)
+{
+	if (entry->original_lookup)
+		SPI_freeplan(entry->original_lookup);
+	if (entry->routed_store)
+		SPI_freeplan(entry->routed_store);
+	entry->original_lookup = entry->routed_store = NULL;
+	entry->routed_keys = InvalidOid;
+	entry->routed_nkeys = 0;
+}
+
+/*
+ * The saved statements of a lookup through key table keys (InvalidOid: the
+ * lookup of nddup_original()): kept while the configuration, the caller
+ * and the key table stay the same; else freed, to be prepared again.
+ */
+void
+nddup_original_plans_for(DedupCacheEntry *entry, Oid keys)
+{
+	if (entry->routed_keys != keys)
+		original_free_plans(entry);
+	entry->routed_keys = keys;
+}
+
+/*
+ * Prepare a statement and keep it for the configuration's later calls
+ * (the planner of Citus then runs once, not on every insert).
+ */
+SPIPlanPtr
+nddup_original_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
 }
 
 /* The configuration of (rel, args), parsed or from the last call. */
@@ -157,6 +201,7 @@ original_config(Relation rel, ArrayType *arr, Oid ext_nsp)
 		original_callback = true;
 	}
 	original_key = NULL;
+	original_free_plans(&original_entry);
 	MemoryContextReset(original_cxt);
 	memset(&original_entry, 0, sizeof(original_entry));
 	old = MemoryContextSwitchTo(original_cxt);
@@ -367,13 +412,13 @@ nddup_original_verify_params(const DedupConfig *cfg, const Datum *verify, int na
  * whether it found one (*id, copied to the caller's context).
  */
 bool
-nddup_original_run_lookup(const DedupConfig *cfg, const char *sql, int nargs, Oid *argtypes,
-						  Datum *values, const char *nulls, Datum *id)
+nddup_original_run_lookup(const DedupConfig *cfg, SPIPlanPtr plan, Datum *values,
+						  const char *nulls, Datum *id)
 {
 	bool		isnull;
 	int			rc;
 
-	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 1);
+	rc = SPI_execute_plan(plan, values, nulls, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "the lookup of the original failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
@@ -386,23 +431,22 @@ nddup_original_run_lookup(const DedupConfig *cfg, const char *sql, int nargs, Oi
 /*
  * The lookup of the trigger (trigger_lookup.c) as one distributed query:
  * the earliest original near sig, by the order column then the id, among
- * the rows of the same scope.  Returns whether one was found (its id in
- * *id, copied to the caller's context).
+ * the rows of the same scope; its parameters: $1, $2 the condition, $3 the
+ * scope value if any, then verify='s.  Prepared once per configuration.
  */
-static bool
-original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
-				const Datum *verify, Datum *id)
+static SPIPlanPtr
+original_lookup_plan(DedupCacheEntry *entry, Relation rel, int nargs, Oid *argtypes)
 {
+	const DedupConfig *cfg = &entry->config;
 	const char *nsp = quote_identifier(get_namespace_name(cfg->ext_nsp));
 	char	   *idcol = original_col(cfg, cfg->id_attno);
 	char	   *fpexpr = cfg->fp_attno ? original_col(cfg, cfg->fp_attno) :
 		nddup_dedup_source_call(cfg, original_col(cfg, cfg->src_attno), true);
 	StringInfoData sql;
-	Oid			argtypes[5];
-	Datum		values[5];
-	char		nulls[6] = "     ";
-	int			nargs = 2;
 
+	nddup_original_plans_for(entry, InvalidOid);
+	if (entry->original_lookup)
+		return entry->original_lookup;
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT %s FROM %s t WHERE %s OPERATOR(%s.<@) %s.%s($1, $2) AND %s IS NOT NULL",
 					 idcol,
@@ -412,28 +456,47 @@ original_lookup(const DedupConfig *cfg, Relation rel, Datum sig, Datum scope,
 	if (cfg->dup_attno)
 		appendStringInfo(&sql, " AND %s IS NULL", original_col(cfg, cfg->dup_attno));
 	if (cfg->scope_attno)
-	{
 		appendStringInfo(&sql, " AND %s %s $3", original_col(cfg, cfg->scope_attno),
 						 nddup_dedup_equals(cfg->scope_type));
+	if (cfg->verify > 0.0)
+		appendStringInfo(&sql, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
+	appendStringInfo(&sql, " ORDER BY %s, %s LIMIT 1",
+					 original_col(cfg, cfg->order_attno), idcol);
+	entry->original_lookup = nddup_original_prepare(sql.data, nargs, argtypes);
+	return entry->original_lookup;
+}
+
+/*
+ * Look up the original of a row (original_lookup_plan).  Returns whether
+ * one was found (its id in *id, copied to the caller's context).
+ */
+static bool
+original_lookup(DedupCacheEntry *entry, Relation rel, Datum sig, Datum scope,
+				const Datum *verify, Datum *id)
+{
+	const DedupConfig *cfg = &entry->config;
+	Oid			argtypes[5];
+	Datum		values[5];
+	char		nulls[6] = "     ";
+	int			nargs = 2;
+	SPIPlanPtr	plan;
+
+	nddup_original_query_params(cfg, sig, argtypes, values);
+	if (cfg->scope_attno)
+	{
 		argtypes[2] = cfg->scope_type;
 		values[2] = scope;
 		nargs = 3;
 	}
 	if (cfg->verify > 0.0)
-	{
-		/* the condition of the trigger's lookup (trigger_verify.c) */
 		nargs = nddup_original_verify_params(cfg, verify, nargs, argtypes, values, nulls);
-		appendStringInfo(&sql, " AND %s", nddup_dedup_verify_clause(cfg, nargs - 1));
-	}
-	appendStringInfo(&sql, " ORDER BY %s, %s LIMIT 1",
-					 original_col(cfg, cfg->order_attno), idcol);
-	nddup_original_query_params(cfg, sig, argtypes, values);
+	plan = original_lookup_plan(entry, rel, nargs, argtypes);
 
 	/*
 	 * As the caller, always: visibility=all was accepted only if no policy
 	 * restricts the caller's rows (nddup_original_check_read()).
 	 */
-	return nddup_original_run_lookup(cfg, sql.data, nargs, argtypes, values, nulls, id);
+	return nddup_original_run_lookup(cfg, plan, values, nulls, id);
 }
 
 /*
@@ -535,7 +598,7 @@ nddup_original(PG_FUNCTION_ARGS)
 	if (cfg->verify > 0.0)
 		has_verify = nddup_original_verify_value(fcinfo, entry, rel, &verify);
 	nddup_dedup_lock(entry, &sig, &scope_hash, 1);
-	found = original_lookup(cfg, rel, sig, scope, has_verify ? &verify : NULL, &id);
+	found = original_lookup(entry, rel, sig, scope, has_verify ? &verify : NULL, &id);
 	SPI_finish();
 	if (found && cfg->action == NDDUP_TRIGGER_ERROR)
 		nddup_original_report(cfg, rel, id);

@@ -129,6 +129,9 @@ dedup_get_entry(Trigger *trigger, Relation rel, Oid ext_nsp)
 		memset(entry->graph, 0, sizeof(entry->graph));
 		entry->lock_lxid = InvalidLocalTransactionId;
 		entry->nkeys = 0;
+		entry->original_lookup = entry->routed_store = NULL;	/* unused here */
+		entry->routed_keys = InvalidOid;
+		entry->routed_nkeys = 0;
 		memset(&entry->config, 0, sizeof(entry->config));
 	}
 	/* a call further up the stack uses the plans: keep them until it ends */

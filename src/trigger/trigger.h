@@ -104,6 +104,11 @@ typedef struct DedupCacheEntry
 	SPIPlanPtr	graph[NDDUP_GRAPH_NPLANS];	/* the repair (trigger_graph.c) */
 	LocalTransactionId lock_lxid;	/* transaction that nkeys counts */
 	int			nkeys;			/* block keys it took */
+	/* nddup_original() and nddup_original_routed() (src/citus) */
+	SPIPlanPtr	original_lookup;	/* the lookup of the original */
+	SPIPlanPtr	routed_store;	/* the routed form's insert of keys */
+	Oid			routed_keys;	/* their key table (InvalidOid: unrouted) */
+	int			routed_nkeys;	/* keys that insert stores */
 } DedupCacheEntry;
 
 /* Result of one lookup. */
