@@ -6,8 +6,8 @@
  *	  the first word (unsigned), equal first words in the order they were
  *	  put.
  *
- * While the values fit, they are sorted in memory by a least-significant-
- * digit radix sort (16-bit digits; it needs the values twice).  Beyond, the
+ * While the values fit, they are sorted in memory by a radix sort (most
+ * significant 8-bit digit first; it needs the values twice).  Beyond, the
  * values are cut into chunks of half the memory; each chunk is radix-sorted
  * and written to its own temporary file (a sorted run), the last one stays
  * in memory, and the runs are merged through a binary heap of their first
@@ -64,51 +64,110 @@ struct HammingWordSort
 	Size		next;			/* in memory only: the next value */
 };
 
+/* buckets of at most this many values are finished by insertion sort */
+#define RADIX_SMALL		32
+
 /*
- * Radix sort (least significant digit first, 16-bit digits) of n values
- * of `stride` words each, by their first word; tmp has room for n values.
- * Stable.  Returns the array that holds the result (a or tmp).
+ * Scatter the n values of src to dst by the 8-bit digit at shift of their
+ * first word; pos[d] is where digit d's values start in dst (advanced).
  */
-static uint64 *
-radix_sort(uint64 *a, uint64 *tmp, Size n, int stride)
+static inline void
+radix_scatter(const uint64 *src, uint64 *dst, Size n, int stride, int shift, Size *pos)
 {
-	Size	   *counts = palloc(sizeof(Size) * 65536);
-
-	for (int shift = 0; shift < 64; shift += 16)
-	{
-		Size		sum = 0;
-		uint64	   *t;
-
-		CHECK_FOR_INTERRUPTS();
-		memset(counts, 0, sizeof(Size) * 65536);
+	if (stride == 1)
 		for (Size i = 0; i < n; i++)
-			counts[(a[i * stride] >> shift) & 0xffff]++;
-		if (counts[(a[0] >> shift) & 0xffff] == n)
-			continue;			/* every value has this digit */
-		for (int d = 0; d < 65536; d++)
+			dst[pos[(src[i] >> shift) & 0xff]++] = src[i];
+	else
+		for (Size i = 0; i < n; i++)
 		{
-			Size		c = counts[d];
+			Size		p = pos[(src[2 * i] >> shift) & 0xff]++;
 
-			counts[d] = sum;
-			sum += c;
+			dst[2 * p] = src[2 * i];
+			dst[2 * p + 1] = src[2 * i + 1];
 		}
-		if (stride == 1)
-			for (Size i = 0; i < n; i++)
-				tmp[counts[(a[i] >> shift) & 0xffff]++] = a[i];
-		else
-			for (Size i = 0; i < n; i++)
-			{
-				Size		pos = counts[(a[i * 2] >> shift) & 0xffff]++;
+}
 
-				tmp[pos * 2] = a[i * 2];
-				tmp[pos * 2 + 1] = a[i * 2 + 1];
-			}
-		t = a;
-		a = tmp;
-		tmp = t;
+/*
+ * Count the values of each 8-bit digit at shift into counts (256); true
+ * when they all have the same digit.
+ */
+static inline bool
+radix_count(const uint64 *a, Size n, int stride, int shift, Size *counts)
+{
+	memset(counts, 0, sizeof(Size) * 256);
+	for (Size i = 0; i < n; i++)
+		counts[(a[i * stride] >> shift) & 0xff]++;
+	return counts[(a[0] >> shift) & 0xff] == n;
+}
+
+/* Stable insertion sort of a few values by their first word. */
+static void
+insertion_sort(uint64 *a, Size n, int stride)
+{
+	for (Size i = 1; i < n; i++)
+	{
+		uint64		key = a[i * stride];
+		uint64		second = stride == 2 ? a[i * 2 + 1] : 0;
+		Size		j = i;
+
+		for (; j > 0 && a[(j - 1) * stride] > key; j--)
+		{
+			a[j * stride] = a[(j - 1) * stride];
+			if (stride == 2)
+				a[j * 2 + 1] = a[(j - 1) * 2 + 1];
+		}
+		a[j * stride] = key;
+		if (stride == 2)
+			a[j * 2 + 1] = second;
 	}
-	pfree(counts);
-	return a;
+}
+
+/*
+ * Radix sort of n values of `stride` words each by their first word, whose
+ * bits above shift + 8 are equal: most significant digit first (8-bit
+ * digits, each pass a scatter to 256 places, which the caches follow),
+ * down to buckets of RADIX_SMALL values, which an insertion sort finishes
+ * (Knuth, TAOCP vol. 3, s.5.2.5, and s.5.2.1).  tmp has room for n values.
+ * Stable; the result is in a.
+ */
+static void
+radix_sort(uint64 *a, uint64 *tmp, Size n, int stride, int shift)
+{
+	Size		counts[256];
+	Size		starts[257];
+	Size		sum = 0;
+
+	if (n <= RADIX_SMALL)
+	{
+		insertion_sort(a, n, stride);
+		return;
+	}
+	CHECK_FOR_INTERRUPTS();
+	if (radix_count(a, n, stride, shift, counts))
+	{
+		if (shift > 0)
+			radix_sort(a, tmp, n, stride, shift - 8);
+		return;
+	}
+	for (int d = 0; d < 256; d++)
+	{
+		starts[d] = sum;
+		sum += counts[d];
+		counts[d] = starts[d];
+	}
+	starts[256] = sum;
+	radix_scatter(a, tmp, n, stride, shift, counts);
+	memcpy(a, tmp, sizeof(uint64) * stride * n);
+	if (shift == 0)
+		return;
+	for (int d = 0; d < 256; d++)
+	{
+		Size		m = starts[d + 1] - starts[d];
+
+		if (m > 1)
+			radix_sort(a + starts[d] * stride, tmp + starts[d] * stride, m,
+					   stride, shift - 8);
+	}
 }
 
 /*
@@ -141,18 +200,18 @@ write_run(HammingWordSort *ws)
 	MemoryContext old = MemoryContextSwitchTo(ws->cxt);
 	Size		bytes = sizeof(uint64) * ws->stride * ws->n;
 	uint64	   *tmp = MemoryContextAllocHuge(ws->cxt, bytes);
-	uint64	   *sorted = radix_sort(ws->vals, tmp, ws->n, ws->stride);
 	BufFile    *file = BufFileCreateTemp(false);
 
+	radix_sort(ws->vals, tmp, ws->n, ws->stride, 56);
+	pfree(tmp);
 	for (Size done = 0; done < bytes;)
 	{
 		Size		part = Min(bytes - done, (Size) 1 << 24);
 
-		BufFileWrite(file, (char *) sorted + done, part);
+		BufFileWrite(file, (char *) ws->vals + done, part);
 		done += part;
 		CHECK_FOR_INTERRUPTS();
 	}
-	pfree(tmp);
 	if (ws->nruns == ws->maxruns)
 	{
 		ws->maxruns = Max(8, ws->maxruns * 2);
@@ -279,14 +338,14 @@ hamming_wordsort_finish(HammingWordSort *ws)
 {
 	MemoryContext old = MemoryContextSwitchTo(ws->cxt);
 	uint64	   *tmp;
-	uint64	   *sorted;
 	Size		per_run;
 
 	tmp = MemoryContextAllocHuge(ws->cxt, sizeof(uint64) * ws->stride * Max(ws->n, 1));
-	sorted = ws->n > 0 ? radix_sort(ws->vals, tmp, ws->n, ws->stride) : ws->vals;
+	radix_sort(ws->vals, tmp, ws->n, ws->stride, 56);
+	pfree(tmp);
 	if (ws->nruns == 0)
 	{
-		ws->sorted = sorted;
+		ws->sorted = ws->vals;
 		ws->next = 0;
 		MemoryContextSwitchTo(old);
 		return;
@@ -296,14 +355,6 @@ hamming_wordsort_finish(HammingWordSort *ws)
 	ws->nmerge = ws->nruns + 1;
 	ws->runs = palloc0(sizeof(SortRun) * ws->nmerge);
 	ws->heap = palloc(sizeof(int) * ws->nmerge);
-	if (sorted != ws->vals)
-	{
-		/* keep the sorted copy, free the other */
-		pfree(ws->vals);
-		ws->vals = sorted;
-	}
-	else
-		pfree(tmp);
 	per_run = ws->mem_limit / 2 / ws->nruns / (sizeof(uint64) * ws->stride);
 	per_run = Max(Min(per_run, (Size) RUN_READ_MAX_VALUES), 64);
 	for (int r = 0; r < ws->nruns; r++)
