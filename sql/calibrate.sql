@@ -89,7 +89,7 @@ SELECT threshold <= (SELECT min(similarity) FROM cal_pairs WHERE planted) AS bel
 FROM nddup_calibrate('cal_labels', min_precision => 0.99, bootstrap => 0);
 -- a second round given the labels so far: 20 more pairs, none proposed before, in the strata whose
 -- labels are mixed or whose pairs are many (a pair where it most reduces the variance of the
--- estimated number of duplicates), with the stratum's weight over both rounds
+-- estimated number of duplicates) near the threshold, with the stratum's weight over both rounds
 CREATE TABLE cal_round2 AS SELECT *, b_id = a_id + 10000 AS is_duplicate
 FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 20, seed => 1, judged => 'cal_labels');
 SELECT count(*) AS proposed,
@@ -102,6 +102,15 @@ SELECT stratum, count(*) AS proposed, max(stratum_pairs) AS stratum_pairs,
 	(SELECT count(*) FROM cal_labels l WHERE l.stratum = r.stratum) AS first_round,
 	(SELECT count(*) FILTER (WHERE is_duplicate) FROM cal_labels l WHERE l.stratum = r.stratum) AS duplicates_so_far
 FROM cal_round2 r GROUP BY 1 ORDER BY 1;
+-- with 40 pairs judged, the round goes to the strata within 0.1 of the threshold their judgements
+-- give (near); here those run out of pairs (every one proposed), and the rest goes to the others
+SELECT c.stratum, c.lo <= t.threshold + 0.1 AND c.lo + 0.05 > t.threshold - 0.1 AS near, c.pairs,
+	(SELECT count(*) FROM cal_labels l WHERE l.stratum = c.stratum) AS first_round,
+	(SELECT count(*) FROM cal_round2 r WHERE r.stratum = c.stratum) AS second_round
+FROM (SELECT least(17, floor((similarity - 0.1) / 0.05 + 1e-9))::integer AS stratum,
+		0.1 + 0.05 * least(17, floor((similarity - 0.1) / 0.05 + 1e-9)) AS lo, count(*) AS pairs
+	FROM cal_pairs GROUP BY 1, 2) c, nddup_calibrate('cal_labels', bootstrap => 0) t
+ORDER BY 1;
 -- the same again; both rounds together calibrate as one sample
 SELECT (SELECT array_agg(p ORDER BY p) FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 20, seed => 1, judged => 'cal_labels') p)
 	= (SELECT array_agg((a_id, b_id, similarity, stratum, stratum_pairs, weight) ORDER BY a_id, b_id) FROM cal_round2)

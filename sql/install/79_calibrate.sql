@@ -70,6 +70,11 @@ DECLARE
 	c_r bigint[];
 	col name;
 	nbad bigint;
+	near_min CONSTANT integer := 40;	-- judged pairs before a round goes near the threshold
+	near_width CONSTANT float8 := 0.1;
+	t_now float8;		-- the threshold the judgements so far give, and the strata around it
+	near_lo integer;
+	near_hi integer;
 BEGIN
 	IF pairs IS NULL OR n IS NULL OR seed IS NULL OR floor IS NULL OR strata IS NULL THEN
 		RETURN;
@@ -154,7 +159,11 @@ BEGIN
 		-- allocation (n_h ~ N_h^(1/2) sd_h, "Power allocations: determining sample sizes for
 		-- subnational areas", The American Statistician 42(3), 1988): between Neyman's (n_h ~ N_h
 		-- sd_h), which would spend every label on the many pairs of the lowest strata, and equal
-		-- shares, and in either case none where the labels so far agree.
+		-- shares, and in either case none where the labels so far agree.  Once near_min pairs are
+		-- judged, the round goes only to the strata within near_width of the threshold they give
+		-- (nddup_calibrate's; the others when those run out of pairs): the judgements then find
+		-- where the share of duplicates steps up, which the fit over the whole range smooths
+		-- (uncertainty sampling, as record-linkage tools such as dedupe do it).
 		j_h := array_fill(0, ARRAY[strata]);
 		k_h := array_fill(0, ARRAY[strata]);
 		EXECUTE format('SELECT array_agg(coalesce(l.m, 0) ORDER BY g.h), '
@@ -168,10 +177,23 @@ BEGIN
 		FOR i IN 1 .. cardinality(c_h) LOOP
 			avail[c_h[i] + 1] := avail[c_h[i] + 1] + 1;
 		END LOOP;
+		IF EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = judged AND a.attname = 'similarity'
+					AND a.attnum > 0 AND NOT a.attisdropped)
+				AND EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = judged
+					AND a.attname = 'stratum_pairs' AND a.attnum > 0 AND NOT a.attisdropped) THEN
+			SELECT c.threshold INTO t_now FROM @extschema@.nddup_calibrate(judged, bootstrap => 0) c
+				WHERE c.judged >= near_min;
+		END IF;
+		near_lo := 0;
+		near_hi := strata - 1;
+		IF t_now IS NOT NULL THEN
+			near_lo := greatest(0, pg_catalog.floor((t_now - near_width - floor) / width + 1e-9)::integer);
+			near_hi := least(strata - 1, pg_catalog.floor((t_now + near_width - floor) / width - 1e-9)::integer);
+		END IF;
 		WHILE left_over > 0 LOOP
 			best_gain := 0;
 			pick := NULL;
-			FOR h IN 1 .. strata LOOP
+			FOR h IN near_lo + 1 .. near_hi + 1 LOOP
 				CONTINUE WHEN alloc[h] >= avail[h];
 				pq := (coalesce(k_h[h - 1], 0) + k_h[h] + coalesce(k_h[h + 1], 0) + 0.5)
 					/ (coalesce(j_h[h - 1], 0) + j_h[h] + coalesce(j_h[h + 1], 0) + 1);
@@ -181,6 +203,12 @@ BEGIN
 					pick := h;
 				END IF;
 			END LOOP;
+			IF pick IS NULL AND (near_lo > 0 OR near_hi < strata - 1) THEN
+				-- the strata near the threshold have no pairs left: the others
+				near_lo := 0;
+				near_hi := strata - 1;
+				CONTINUE;
+			END IF;
 			EXIT WHEN pick IS NULL;
 			alloc[pick] := alloc[pick] + 1;
 			left_over := left_over - 1;
@@ -260,7 +288,7 @@ AS $$
 #variable_conflict use_variable
 DECLARE
 	ridge CONSTANT float8 := 1e-4;		-- on both coefficients: separable labels stay finite
-	guess_margin CONSTANT float8 := 0.005;	-- first_guess is kept unless beaten by more
+	guess_margin CONSTANT float8 := 0.003;	-- first_guess is kept unless beaten by more
 	kept_guess boolean := false;
 	f_guess float8;
 	f_hat float8;
@@ -536,7 +564,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.nddup_calibrate(regclass, float8, float8, integer, integer, float8)
-	IS 'from judged pairs of nddup_pairs_to_judge (a labels table): the threshold of best estimated F1 (or the lowest reaching min_precision, or the given one; with first_guess, that one unless the judgements give a threshold with an estimated F1 higher by more than 0.005), with estimated precision, recall and F1 over all candidate pairs and stratified-bootstrap 95% intervals';
+	IS 'from judged pairs of nddup_pairs_to_judge (a labels table): the threshold of best estimated F1 (or the lowest reaching min_precision, or the given one; with first_guess, that one unless the judgements give a threshold with an estimated F1 higher by more than 0.003), with estimated precision, recall and F1 over all candidate pairs and stratified-bootstrap 95% intervals';
 
 -- the decision kept with a table: one row per (table, column); pg_dump dumps the rows (a
 -- configuration table of the extension).  Everyone may read the row of a table they may read;
