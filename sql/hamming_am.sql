@@ -389,6 +389,33 @@ REINDEX INDEX hx_big_idx;
 RESET maintenance_work_mem;
 SELECT sorted_rows, directory_bits FROM hamming_index_stats('hx_big_idx');
 SELECT hx_big_check() AS big_with_nulls;
+-- the three ways a build sorts tables 1..3, on 500,000 rows: in memory
+-- (64MB), in slices of their top bits (2MB: 131,072 keys a slice), and in
+-- sorted runs in temporary files (1MB: more than 7 slices); every radius
+-- answer of 24 centers equal to a sequential scan's
+CREATE TABLE hx_huge (id int, fp simhash64);
+INSERT INTO hx_huge SELECT i, hashint8extended(i, 11)::simhash64 FROM generate_series(1, 500000) i;
+INSERT INTO hx_huge SELECT 600000 + i, hx_flip(hashint8extended(i * 97, 11)::simhash64, i, 1 + i % 6) FROM generate_series(1, 3000) i;
+CREATE TEMP TABLE hx_huge_truth AS
+  SELECT c.id AS qid, r, (SELECT count(*) FROM hx_huge h WHERE (h.fp <-> c.fp) <= r) AS n
+    FROM hx_huge c, unnest(ARRAY[3, 6, 12]) r WHERE c.id % 25000 = 1 OR c.id IN (600600, 601600, 602600);
+SELECT count(*) AS checks FROM hx_huge_truth;
+CREATE FUNCTION hx_huge_check(mwm text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  bad int;
+BEGIN
+  DROP INDEX IF EXISTS hx_huge_idx;
+  PERFORM set_config('maintenance_work_mem', mwm, true);
+  CREATE INDEX hx_huge_idx ON hx_huge USING hamming (fp);
+  PERFORM set_config('enable_seqscan', 'off', true);
+  SELECT count(*) INTO bad FROM hx_huge_truth t JOIN hx_huge c ON c.id = t.qid
+   WHERE (SELECT count(*) FROM hx_huge h WHERE h.fp <@ ball(c.fp, t.r)) <> t.n;
+  PERFORM set_config('enable_seqscan', 'on', true);
+  RETURN format('%s: %s mismatches', mwm, bad);
+END $$;
+SELECT hx_huge_check('64MB') AS in_memory, hx_huge_check('2MB') AS slices, hx_huge_check('1MB') AS runs;
+DROP TABLE hx_huge;
+DROP FUNCTION hx_huge_check(text);
 
 -- 10. other relations: unlogged (init fork), empty at build, temporary
 CREATE UNLOGGED TABLE hx_unlogged (id int, fp simhash64);

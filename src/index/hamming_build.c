@@ -300,9 +300,56 @@ write_dir(GenWriter *w, const uint32 *counts, uint32 dbits)
 	writer_flush(w);
 }
 
+/* table-t keys are cut into slices by their top bits (SLICE_BITS of them) */
+#define SLICE_BITS		16
+#define SLICE_PREFIXES	(1 << SLICE_BITS)
+/* at most this many slices (reads of table 0); beyond, sorted runs */
+#define MAX_SLICES		8
+
+/*
+ * Read the table-t keys of the keyed rows back from table 0's pages: count
+ * them by prefix (prefix_counts, if not NULL), and put those whose prefix
+ * is in [lo, hi) into ws (if not NULL).
+ */
+static void
+read_table_keys(GenWriter *w, const HammingGenInfo *info, int t, uint64 *prefix_counts,
+				HammingWordSort *ws, uint32 lo, uint32 hi)
+{
+	uint64		seen = 0;
+
+	/* the keyed rows come first in table 0 */
+	for (uint32 lp = info->table_first[0]; seen < info->keyed; lp++)
+	{
+		Buffer		buf = ReadBuffer(w->index, w->map[lp]);
+		Page		page;
+		uint32		nitems;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		nitems = HammingPageGetOpaque(page)->nitems;
+		for (uint32 j = 0; j < nitems && seen < info->keyed; j++, seen++)
+		{
+			uint64		tkey = hamming_table_key(info, HammingPageKeyArray(page)[j], t);
+			uint32		prefix = (uint32) (tkey >> (64 - SLICE_BITS));
+
+			if (prefix_counts)
+				prefix_counts[prefix]++;
+			if (ws && prefix >= lo && prefix < hi)
+				hamming_wordsort_put(ws, &tkey);
+		}
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /*
  * Table t (1..3): the table-t keys of the keyed rows (read back from table
  * 0's pages), sorted, stored as their low 64 - dbits bits; counts buckets.
+ * Keys that do not fit in maintenance_work_mem at once, but in a few
+ * times it, are sorted in slices, ranges of their top bits that fit (one
+ * more read of table 0 per slice, and one to count them), written one after
+ * the other; beyond, and for a slice of one prefix that does not fit, the
+ * sort spills to sorted runs (hamming_sort.c).
  */
 static void
 write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
@@ -312,55 +359,60 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 	uint64		lowmask = info->dbits == 0 ? ~UINT64CONST(0) :
 		(UINT64CONST(1) << (64 - info->dbits)) - 1;
 	int			per = HammingEntriesPerPage(width);
-	HammingWordSort *ws;
-	const uint64 *v;
-	uint64		seen = 0;
+	Size		mem = (Size) maintenance_work_mem * 1024;
+	uint64		room = mem / (2 * sizeof(uint64));	/* the radix sort: twice */
+	uint64	   *prefix_counts = NULL;
+	uint32		lo = 0;
 	uint64		i = 0;
 	int			n = per;
 
 	if (keyed == 0)
 		return;
-	ws = hamming_wordsort_begin(1, (Size) maintenance_work_mem * 1024, keyed);
-
-	/* the keyed rows come first in table 0 */
-	for (uint32 lp = info->table_first[0]; seen < keyed; lp++)
+	/* slices only when a few of them fit; else one sort, spilled to runs */
+	if (keyed > room && keyed <= room * (MAX_SLICES - 1))
 	{
-		Buffer		buf = ReadBuffer(w->index, w->map[lp]);
-		Page		page;
-		uint32		nitems;
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		nitems = HammingPageGetOpaque(page)->nitems;
-		for (uint32 j = 0; j < nitems && seen < keyed; j++, seen++)
-		{
-			uint64		tkey = hamming_table_key(info, HammingPageKeyArray(page)[j], t);
-
-			hamming_wordsort_put(ws, &tkey);
-		}
-		UnlockReleaseBuffer(buf);
-		CHECK_FOR_INTERRUPTS();
+		prefix_counts = palloc0(sizeof(uint64) * SLICE_PREFIXES);
+		read_table_keys(w, info, t, prefix_counts, NULL, 0, 0);
 	}
-	hamming_wordsort_finish(ws);
-
-	while ((v = hamming_wordsort_next(ws)) != NULL)
+	while (lo < SLICE_PREFIXES)
 	{
-		if (n == per)
+		uint32		hi = SLICE_PREFIXES;
+		uint64		slice = keyed;
+		HammingWordSort *ws;
+		const uint64 *v;
+
+		if (prefix_counts)
 		{
-			report_done(w, (uint64) (t - 1) * keyed + i);
-			writer_page(w, HAMMING_PAGE_ENTRIES);
-			n = 0;
+			/* the longest range from lo that fits (at least one prefix) */
+			slice = prefix_counts[lo];
+			for (hi = lo + 1; hi < SLICE_PREFIXES && slice + prefix_counts[hi] <= room; hi++)
+				slice += prefix_counts[hi];
 		}
-		nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, *v & lowmask);
-		HammingPageGetOpaque(w->main.page)->nitems = ++n;
-		counts[*v >> (64 - info->dbits)]++;
-		i++;
+		ws = hamming_wordsort_begin(1, mem, Min(slice, room));
+		read_table_keys(w, info, t, NULL, ws, lo, hi);
+		hamming_wordsort_finish(ws);
+		while ((v = hamming_wordsort_next(ws)) != NULL)
+		{
+			if (n == per)
+			{
+				report_done(w, (uint64) (t - 1) * keyed + i);
+				writer_page(w, HAMMING_PAGE_ENTRIES);
+				n = 0;
+			}
+			nddup_ham_packed_store(HammingPageEntries(w->main.page), n, width, *v & lowmask);
+			HammingPageGetOpaque(w->main.page)->nitems = ++n;
+			counts[*v >> (64 - info->dbits)]++;
+			i++;
+		}
+		hamming_wordsort_end(ws);
+		lo = hi;
 	}
 	if (i != keyed)
 		elog(ERROR, "hamming index build: table %d sorted %llu of %llu keys",
 			 t, (unsigned long long) i, (unsigned long long) keyed);
 	writer_flush(w);
-	hamming_wordsort_end(ws);
+	if (prefix_counts)
+		pfree(prefix_counts);
 }
 
 /* The map pages of a generation (not logical pages themselves). */
