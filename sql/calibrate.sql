@@ -121,6 +121,20 @@ SELECT c.threshold > (SELECT max(similarity) FROM cal_pairs WHERE NOT planted) A
 	c.judged, c.candidate_pairs = (SELECT count(*) FROM cal_pairs) AS candidates_counted
 FROM nddup_calibrate('cal_labels') c;
 DELETE FROM cal_labels l USING cal_round2 r WHERE l.a_id = r.a_id AND l.b_id = r.b_id;
+-- with fewer than 40 judged (here 20, every other pair of each stratum), a round goes to the
+-- strata within 0.05 of the threshold their judgements give (the others when those run out)
+CREATE TABLE cal_half AS SELECT a_id, b_id, similarity, stratum, stratum_pairs, weight, is_duplicate
+FROM (SELECT *, row_number() OVER (PARTITION BY stratum ORDER BY a_id, b_id) AS r FROM cal_labels) l WHERE r % 2 = 1;
+SELECT c.stratum, c.lo <= t.threshold + 0.05 AND c.lo + 0.05 > t.threshold - 0.05 AS near,
+	c.lo <= t.threshold + 0.1 AND c.lo + 0.05 > t.threshold - 0.1 AS within_01, c.pairs,
+	(SELECT count(*) FROM cal_half l WHERE l.stratum = c.stratum) AS first_round,
+	(SELECT count(*) FROM nddup_pairs_to_judge('cal_docs', 'id', 'ss', 4, seed => 1, judged => 'cal_half') r
+		WHERE r.stratum = c.stratum) AS next_round
+FROM (SELECT least(17, floor((similarity - 0.1) / 0.05 + 1e-9))::integer AS stratum,
+		0.1 + 0.05 * least(17, floor((similarity - 0.1) / 0.05 + 1e-9)) AS lo, count(*) AS pairs
+	FROM cal_pairs GROUP BY 1, 2) c, nddup_calibrate('cal_half', bootstrap => 0) t
+WHERE t.judged BETWEEN 15 AND 39
+ORDER BY 1;
 
 -- pairs not judged yet (is_duplicate NULL) are left out, and their strata's weights grow
 UPDATE cal_labels SET is_duplicate = NULL WHERE stratum = 0 AND a_id % 2 = 0;
@@ -215,4 +229,4 @@ DROP ROLE regress_cal_other;
 SELECT count(*) FROM nddup_decide('cal_docs', 'ss');
 SELECT count(*) FROM nddup_decide('cal_docs', 'sk');
 SELECT count(*) FROM nddup_decide('cal_docs', 'fp');
-DROP TABLE cal_docs, cal_pairs, cal_labels, cal_few, cal_filter, cal_round2;
+DROP TABLE cal_docs, cal_pairs, cal_labels, cal_few, cal_filter, cal_round2, cal_half;

@@ -70,9 +70,13 @@ DECLARE
 	c_r bigint[];
 	col name;
 	nbad bigint;
-	near_min CONSTANT integer := 40;	-- judged pairs before a round goes near the threshold
+	near_min CONSTANT integer := 15;	-- judged pairs before a round goes near the threshold
+	near_wide CONSTANT integer := 40;	-- from these on, within near_width of it; before, near_width_few
 	near_width CONSTANT float8 := 0.1;
+	near_width_few CONSTANT float8 := 0.05;
 	t_now float8;		-- the threshold the judgements so far give, and the strata around it
+	t_judged integer;
+	t_now_width float8 := near_width;
 	near_lo integer;
 	near_hi integer;
 BEGIN
@@ -161,7 +165,8 @@ BEGIN
 		-- sd_h), which would spend every label on the many pairs of the lowest strata, and equal
 		-- shares, and in either case none where the labels so far agree.  Once near_min pairs are
 		-- judged, the round goes only to the strata within near_width of the threshold they give
-		-- (nddup_calibrate's; the others when those run out of pairs): the judgements then find
+		-- (nddup_calibrate's; within near_width_few while fewer than near_wide are judged, as after
+		-- a first round of 15; the others when those run out of pairs): the judgements then find
 		-- where the share of duplicates steps up, which the fit over the whole range smooths
 		-- (uncertainty sampling, as record-linkage tools such as dedupe do it).
 		j_h := array_fill(0, ARRAY[strata]);
@@ -181,14 +186,17 @@ BEGIN
 					AND a.attnum > 0 AND NOT a.attisdropped)
 				AND EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = judged
 					AND a.attname = 'stratum_pairs' AND a.attnum > 0 AND NOT a.attisdropped) THEN
-			SELECT c.threshold INTO t_now FROM @extschema@.nddup_calibrate(judged, bootstrap => 0) c
-				WHERE c.judged >= near_min;
+			SELECT c.threshold, c.judged INTO t_now, t_judged
+				FROM @extschema@.nddup_calibrate(judged, bootstrap => 0) c WHERE c.judged >= near_min;
 		END IF;
 		near_lo := 0;
 		near_hi := strata - 1;
 		IF t_now IS NOT NULL THEN
-			near_lo := greatest(0, pg_catalog.floor((t_now - near_width - floor) / width + 1e-9)::integer);
-			near_hi := least(strata - 1, pg_catalog.floor((t_now + near_width - floor) / width - 1e-9)::integer);
+			IF t_judged < near_wide THEN
+				t_now_width := near_width_few;
+			END IF;
+			near_lo := greatest(0, pg_catalog.floor((t_now - t_now_width - floor) / width + 1e-9)::integer);
+			near_hi := least(strata - 1, pg_catalog.floor((t_now + t_now_width - floor) / width - 1e-9)::integer);
 		END IF;
 		WHILE left_over > 0 LOOP
 			best_gain := 0;
