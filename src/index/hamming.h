@@ -352,7 +352,7 @@ extern void hamming_wordsort_put(HammingWordSort *ws, const uint64 *value);
 extern void hamming_wordsort_finish(HammingWordSort *ws);
 extern const uint64 *hamming_wordsort_next(HammingWordSort *ws);
 extern uint64 hamming_wordsort_count(HammingWordSort *ws);
-extern int	hamming_wordsort_runs(HammingWordSort *ws);
+extern Size hamming_wordsort_room(int stride, Size mem_limit);
 extern void hamming_wordsort_end(HammingWordSort *ws);
 
 /* The rows of a generation, sorted by key, NULL fingerprints last. */

@@ -303,8 +303,8 @@ write_dir(GenWriter *w, const uint32 *counts, uint32 dbits)
 /* table-t keys are cut into slices by their top bits (SLICE_BITS of them) */
 #define SLICE_BITS		16
 #define SLICE_PREFIXES	(1 << SLICE_BITS)
-/* at most this many slices (reads of table 0); beyond, sorted runs */
-#define MAX_SLICES		8
+/* keys of up to this many times the memory are sorted in slices */
+#define SLICE_MAX_MEMORIES	7
 
 /*
  * Read the table-t keys of the keyed rows back from table 0's pages: count
@@ -360,7 +360,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 		(UINT64CONST(1) << (64 - info->dbits)) - 1;
 	int			per = HammingEntriesPerPage(width);
 	Size		mem = (Size) maintenance_work_mem * 1024;
-	uint64		room = mem / (2 * sizeof(uint64));	/* the radix sort: twice */
+	uint64		room = hamming_wordsort_room(1, mem);
 	uint64	   *prefix_counts = NULL;
 	uint32		lo = 0;
 	uint64		i = 0;
@@ -369,7 +369,7 @@ write_table(GenWriter *w, const HammingGenInfo *info, int t, uint32 *counts)
 	if (keyed == 0)
 		return;
 	/* slices only when a few of them fit; else one sort, spilled to runs */
-	if (keyed > room && keyed <= room * (MAX_SLICES - 1))
+	if (keyed > room && keyed <= room * SLICE_MAX_MEMORIES)
 	{
 		prefix_counts = palloc0(sizeof(uint64) * SLICE_PREFIXES);
 		read_table_keys(w, info, t, prefix_counts, NULL, 0, 0);

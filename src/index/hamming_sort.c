@@ -171,6 +171,16 @@ radix_sort(uint64 *a, uint64 *tmp, Size n, int stride, int shift)
 }
 
 /*
+ * The values of stride words that mem_limit bytes sort in memory at once
+ * (the radix sort needs them twice; at least 1024).
+ */
+Size
+hamming_wordsort_room(int stride, Size mem_limit)
+{
+	return Max(mem_limit / (2 * sizeof(uint64) * stride), 1024);
+}
+
+/*
  * Start a sort of values of stride words in mem_limit bytes; expected, if
  * not 0, is the number of values to come (the chunk is sized for it).
  */
@@ -185,8 +195,7 @@ hamming_wordsort_begin(int stride, Size mem_limit, uint64 expected)
 									ALLOCSET_DEFAULT_SIZES);
 	ws->stride = stride;
 	ws->mem_limit = mem_limit;
-	/* the radix sort needs a chunk twice; at least 1024 values */
-	ws->chunk_max = Max(mem_limit / (2 * value_bytes), 1024);
+	ws->chunk_max = hamming_wordsort_room(stride, mem_limit);
 	ws->max = expected > 0 ? Min((Size) expected, ws->chunk_max) : Min(ws->chunk_max, 1024);
 	ws->max = Max(ws->max, 1);
 	ws->vals = MemoryContextAllocHuge(ws->cxt, value_bytes * ws->max);
@@ -253,13 +262,6 @@ uint64
 hamming_wordsort_count(HammingWordSort *ws)
 {
 	return ws->count;
-}
-
-/* Number of sorted runs written to temporary files. */
-int
-hamming_wordsort_runs(HammingWordSort *ws)
-{
-	return ws->nruns;
 }
 
 /* Fill a file run's buffer; false when the run has no values left. */
@@ -330,8 +332,8 @@ heap_sift_down(HammingWordSort *ws, int i)
 }
 
 /*
- * No more values: sort them in memory, or write the runs' read buffers
- * and start their merge (the last chunk stays in memory as a run).
+ * No more values: sort the chunk in memory; if runs were written, give
+ * each a read buffer and start their merge (the chunk is the last run).
  */
 void
 hamming_wordsort_finish(HammingWordSort *ws)
@@ -351,7 +353,7 @@ hamming_wordsort_finish(HammingWordSort *ws)
 		return;
 	}
 
-	/* the runs in files share the memory the chunk's copy held */
+	/* the runs' read buffers take the half of the memory the sort's copy held */
 	ws->nmerge = ws->nruns + 1;
 	ws->runs = palloc0(sizeof(SortRun) * ws->nmerge);
 	ws->heap = palloc(sizeof(int) * ws->nmerge);
