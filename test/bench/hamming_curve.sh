@@ -34,6 +34,8 @@
 #            [--inserts 1000] [--batch-timeout 1800] [--shared-buffers 4GB]
 #            [--maintenance-work-mem 1GB]
 #            [--no-batch] [--no-trigger] [--no-install]
+#            [--batch-only]   (load and the batch functions only: no flat scan,
+#                              sequential scan, index or trigger)
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -50,6 +52,7 @@ MWM=1GB
 BATCH=1
 TRIGGER=1
 INSTALL=1
+QUERIES=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 		--no-batch) BATCH=0 ;;
 		--no-trigger) TRIGGER=0 ;;
 		--no-install) INSTALL=0 ;;
+		--batch-only) QUERIES=0; TRIGGER=0 ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -169,12 +173,13 @@ for size in ${SIZES//,/ }; do
 	  -c "CREATE TABLE hc_answers (mode text, measure text, qid int, v bigint)"
 	"$WORKDIR/flat" centers "$N" "$NQ" | q -c "COPY hc_centers FROM STDIN"
 
+	declare -A F50 F99 FMEAN
+	if [ "$QUERIES" = 1 ]; then
 	# the flat scan (while the server is idle)
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	"$WORKDIR/flat" scan "$N" "$NQ" $RADII >"$WORKDIR/flat.out"
 	echo "== flat in-memory scan: $(el "$t0") s in all"
-	declare -A F50 F99 FMEAN
 	while read -r _ m p50 p99 mean; do
 		F50[$m]=$p50; F99[$m]=$p99; FMEAN[$m]=$mean
 		printf '   flat      %-15s p50 %9.3f ms  p99 %9.3f ms  mean %9.3f ms\n' "$m" "$p50" "$p99" "$mean"
@@ -215,6 +220,7 @@ for size in ${SIZES//,/ }; do
 			echo "$N $cfg $name $p50 $p99 $mean ${F50[$name]} ${FMEAN[$name]}" >>"$RES"
 		done
 	done
+	fi
 
 	if [ "$TRIGGER" = 1 ]; then
 		echo "== insert-time trigger, $N rows stored, $INSERTS one-row inserts per run"
@@ -243,7 +249,7 @@ for size in ${SIZES//,/ }; do
 		batch hamming_clusters "hamming_clusters('fps', 'id', 'fp', 3, singletons => false)" "$N"
 	fi
 
-	q -c "DROP TABLE fps, hc_flat" >/dev/null
+	q -c "DROP TABLE IF EXISTS fps, hc_flat" >/dev/null
 	unset F50 F99 FMEAN
 done
 
