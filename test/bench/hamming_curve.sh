@@ -18,7 +18,11 @@
 #     existing rows ("near") and NQ uniform fingerprints ("far": its 10th
 #     neighbour is 15-16 bits away at 1M), p50 / p99 / mean timed in the
 #     server; every answer compared with the flat scan's (mismatches must
-#     be 0);
+#     be 0).  Each measure twice: in a fresh backend (its first queries
+#     map the shared buffers they touch and look each index page up once),
+#     and "warm", in a backend that has just run the same measure for the
+#     NQ centers of the other kind (as a pooled connection that has served
+#     other queries);
 #   - the sequential scan of the first NS centers at radius 12 (reference);
 #   - nddup_dedup_trigger (radius 3 and 12, action=mark): K one-row inserts
 #     (10 % copies of stored rows, 90 % new) with and without the trigger,
@@ -36,6 +40,8 @@
 #            [--no-batch] [--no-trigger] [--no-install]
 #            [--batch-only]   (load and the batch functions only: no flat scan,
 #                              sequential scan, index or trigger)
+#            [--huge-pages]   (huge_pages = on: reserve them first, e.g.
+#                              sysctl -w vm.nr_hugepages=2200 for 4GB)
 set -euo pipefail
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib.sh"
@@ -53,6 +59,7 @@ BATCH=1
 TRIGGER=1
 INSTALL=1
 QUERIES=1
+HUGE=try
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
@@ -68,6 +75,7 @@ while [ $# -gt 0 ]; do
 		--no-trigger) TRIGGER=0 ;;
 		--no-install) INSTALL=0 ;;
 		--batch-only) QUERIES=0; TRIGGER=0 ;;
+		--huge-pages) HUGE=on ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -96,8 +104,13 @@ jit = off
 max_parallel_workers_per_gather = 0
 max_parallel_maintenance_workers = 0
 maintenance_work_mem = $MWM
+huge_pages = $HUGE
 CONF
-as_pg pg_ctl -D "$WORKDIR/data" -w restart -l "$WORKDIR/server.log" >/dev/null
+if ! as_pg pg_ctl -D "$WORKDIR/data" -w restart -l "$WORKDIR/server.log" >/dev/null; then
+	tail -5 "$WORKDIR/server.log" >&2
+	[ "$HUGE" = on ] && echo "huge pages: $(grep -E 'HugePages_Free|Hugepagesize' /proc/meminfo | tr -s ' ' | tr '\n' ' '); reserve enough for shared_buffers $SB (sysctl -w vm.nr_hugepages=N)" >&2
+	exit 1
+fi
 
 q() { pg_sql -At -F ' ' "$@"; }
 el() { echo "$(date +%s.%N) - $1" | bc; }
@@ -105,7 +118,7 @@ RES=$WORKDIR/results		# size config measure p50 p99 mean flat_p50 flat_mean
 : >"$RES"
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(postgres --version)"
-echo "== commit: $(git -C "$NDDUP_ROOT" log -1 --format='%h' 2>/dev/null || echo unknown)$(git -C "$NDDUP_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'); shared_buffers $SB, maintenance_work_mem $MWM; no parallel workers"
+echo "== commit: $(git -C "$NDDUP_ROOT" log -1 --format='%h' 2>/dev/null || echo unknown)$(git -C "$NDDUP_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'); shared_buffers $SB, maintenance_work_mem $MWM, huge_pages $HUGE; no parallel workers"
 echo "== load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 q -c "CREATE EXTENSION nddup" -c "CREATE EXTENSION pg_prewarm"
 pg_sql -f "$NDDUP_ROOT/test/bench/hamming_curve.sql"
@@ -211,13 +224,22 @@ for size in ${SIZES//,/ }; do
 		measures+=("nearest10_near:-1:near" "nearest10_far:-1:far")
 		for m in "${measures[@]}"; do
 			IFS=: read -r name r kind <<<"$m"
-			read -r p50 p99 mean < <(q -c "SELECT * FROM hc_run('index', '$name', $r, '$kind', $NQ)")
-			bad=$(q -c "SELECT count(*) FROM hc_answers a JOIN hc_flat f USING (measure, qid)
-			            WHERE a.mode = 'index' AND a.measure = '$name' AND a.v <> f.v")
-			rows=$([ "$r" -ge 0 ] && q -c "SELECT round(avg(v), 1) FROM hc_answers WHERE mode = 'index' AND measure = '$name'" || echo "-")
-			printf '   index     %-15s p50 %9.3f ms  p99 %9.3f ms  mean %9.3f ms  flat/index p50 %8.1fx  mean rows %s  mismatches %s\n' \
-				"$name" "$p50" "$p99" "$mean" "$(echo "${F50[$name]} / $p50" | bc -l)" "$rows" "$bad"
-			echo "$N $cfg $name $p50 $p99 $mean ${F50[$name]} ${FMEAN[$name]}" >>"$RES"
+			other=$([ "$kind" = near ] && echo far || echo near)
+			for state in fresh warm; do
+				label=$name; [ $state = warm ] && label=${name}_warm
+				if [ $state = fresh ]; then
+					read -r p50 p99 mean < <(q -c "SELECT * FROM hc_run('index', '$label', $r, '$kind', $NQ)")
+				else
+					read -r p50 p99 mean < <(q -c "SELECT * FROM hc_run('index', 'warmup', $r, '$other', $NQ)" \
+						-c "SELECT * FROM hc_run('index', '$label', $r, '$kind', $NQ)" | tail -1)
+				fi
+				bad=$(q -c "SELECT count(*) FROM hc_answers a JOIN hc_flat f ON f.measure = '$name' AND f.qid = a.qid
+				            WHERE a.mode = 'index' AND a.measure = '$label' AND a.v <> f.v")
+				rows=$([ "$r" -ge 0 ] && q -c "SELECT round(avg(v), 1) FROM hc_answers WHERE mode = 'index' AND measure = '$label'" || echo "-")
+				printf '   index     %-20s p50 %9.3f ms  p99 %9.3f ms  mean %9.3f ms  flat/index p50 %8.1fx  mean rows %s  mismatches %s\n' \
+					"$label" "$p50" "$p99" "$mean" "$(echo "${F50[$name]} / $p50" | bc -l)" "$rows" "$bad"
+				echo "$N $cfg $label $p50 $p99 $mean ${F50[$name]} ${FMEAN[$name]}" >>"$RES"
+			done
 		done
 	done
 	fi
@@ -267,7 +289,8 @@ awk '
 				line = line sprintf(" %12s", ((sizes[i], keys[k]) in v) ? v[sizes[i], keys[k]] : "-")
 			for (i = 2; i <= nn; i++) {
 				a = v[sizes[i - 1], keys[k]]; b = v[sizes[i], keys[k]]
-				fa = v[sizes[i - 1], "flat " p[2]]; fb = v[sizes[i], "flat " p[2]]
+				fm = p[2]; sub(/_warm$/, "", fm)
+				fa = v[sizes[i - 1], "flat " fm]; fb = v[sizes[i], "flat " fm]
 				e = (a > 0 && b > 0) ? sprintf("%.2f", log(b / a) / log(sizes[i] / sizes[i - 1])) : "-"
 				fe = (fa > 0 && fb > 0) ? sprintf(" [%.2f]", log(fb / fa) / log(sizes[i] / sizes[i - 1])) : ""
 				line = line sprintf("  e(%g->%g) %s%s", sizes[i - 1], sizes[i], e, fe)
