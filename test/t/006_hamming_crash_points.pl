@@ -95,9 +95,14 @@ my %crashes;
 sub crash_at
 {
 	my ($step) = @_;
+	my $log_offset = -s $node->logfile;
 	my ($ret, $out, $err) =
 	  $node->psql('postgres', "SET nddup.hamming_crash_point = '$step'; VACUUM h;");
 	isnt($ret, 0, "VACUUM did not finish (crash point $step)");
+
+	# the client may see the crash before the postmaster does: a connection
+	# made then would be ended by the restart; wait for the restart first
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
 	$node->poll_query_until('postgres', 'SELECT true')
 	  or die "the server did not come back after the crash at $step";
 	$crashes{$step}++;
