@@ -271,6 +271,8 @@ batch_greedy_begin(BatchRows *rows)
 		rank_by_order(rows, g);
 	else
 		rank_by_id(rows, g);
+	batch_log_time(call, "%s: ranked %llu distinct ids", call->fname,
+				   (unsigned long long) g->n);
 	g->edges = batch_partitions_begin(call, sizeof(BatchRec), Max(g->n, 1), call->mem_limit);
 	call->greedy = g;
 	call->greedy_edge = batch_greedy_edge;
