@@ -97,10 +97,19 @@ $$;
 -- in memory (equal fingerprints are classes there), then spilled (every
 -- pair an edge, the decisions as bits)
 CREATE TABLE gs_mem AS SELECT * FROM gs_run();
+CREATE TABLE gs_mem_clusters AS SELECT * FROM hamming_clusters('SELECT id, fp FROM gs', 3);
 SELECT * FROM gs_mem;
 SET work_mem = 64;
 SELECT m.variant, m.singletons, s.rows = m.rows AND s.clusters = m.clusters AND s.differ = 0 AS spilled_same
 FROM gs_mem m JOIN gs_run() s USING (variant, singletons) ORDER BY 1, 2;
+-- ids spread far apart and negative (an order-preserving map of gs's ids):
+-- the same clusters, mapped
+SELECT count(*) AS differ FROM (
+	(SELECT id * 7919 - 40000000, cluster_id * 7919 - 40000000 FROM gs_mem_clusters
+	 EXCEPT ALL SELECT * FROM hamming_clusters('SELECT id * 7919 - 40000000, fp FROM gs ORDER BY md5(id::text)', 3))
+	UNION ALL
+	(SELECT * FROM hamming_clusters('SELECT id * 7919 - 40000000, fp FROM gs', 3)
+	 EXCEPT ALL SELECT id * 7919 - 40000000, cluster_id * 7919 - 40000000 FROM gs_mem_clusters)) x;
 
 -- what the spilled ranking keeps in memory, said when it exceeds work_mem;
 -- beyond maintenance_work_mem, what it needs
@@ -113,5 +122,5 @@ RESET maintenance_work_mem;
 RESET work_mem;
 SET client_min_messages = warning;
 
-DROP TABLE gs, gs_rank, gs_pairs, gs_cases, gs_mem CASCADE;
+DROP TABLE gs, gs_rank, gs_pairs, gs_cases, gs_mem, gs_mem_clusters CASCADE;
 DROP FUNCTION gs_ref, gs_diff, gs_run;

@@ -279,13 +279,52 @@ batch_greedy_begin(BatchRows *rows)
 	call->mode = BATCH_PAIRS;
 }
 
-/* The node of an id (present: every pair is of two input rows). */
+/*
+ * The node of an id (present: every pair is of two input rows): the ids
+ * are searched from where the id would be if they were evenly spread,
+ * which is its place when they have no gaps (a serial key), then outwards
+ * by doubling steps and by halving between the last two.
+ */
 static uint32
 node_of_id(const BatchGreedy *g, int64 id)
 {
 	uint64		lo = 0;
 	uint64		hi = g->n;
 
+	if (g->n > 1 && id >= g->ids[0] && id <= g->ids[g->n - 1])
+	{
+		uint64		span = (uint64) g->ids[g->n - 1] - (uint64) g->ids[0];
+		uint64		off = (uint64) id - (uint64) g->ids[0];
+		uint64		guess;
+		uint64		step = 1;
+
+		if (span == g->n - 1)
+			guess = off;
+		else
+			guess = Min((uint64) ((double) off / (double) span * (double) (g->n - 1)), g->n - 1);
+		if (g->ids[guess] == id)
+			return (uint32) guess;
+		if (g->ids[guess] < id)
+		{
+			lo = guess + 1;
+			while (guess + step < g->n && g->ids[guess + step] < id)
+			{
+				lo = guess + step + 1;
+				step *= 2;
+			}
+			hi = Min(g->n, guess + step + 1);
+		}
+		else
+		{
+			hi = guess;
+			while (guess >= step && g->ids[guess - step] > id)
+			{
+				hi = guess - step;
+				step *= 2;
+			}
+			lo = guess >= step ? guess - step : 0;
+		}
+	}
 	while (lo < hi)
 	{
 		uint64		mid = lo + (hi - lo) / 2;
