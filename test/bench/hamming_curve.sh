@@ -38,6 +38,10 @@
 #            [--inserts 1000] [--batch-timeout 1800] [--shared-buffers 4GB]
 #            [--maintenance-work-mem 1GB]
 #            [--no-batch] [--no-trigger] [--no-install]
+#            [--components]   (also hamming_clusters in mode 'components')
+#            [--no-pairs]     (the batch functions without hamming_pairs)
+#            [--progress]     (nddup.progress = on in the batch calls: their
+#                              NOTICEs, with the time of each stage, printed)
 #            [--batch-only]   (load and the batch functions only: no flat scan,
 #                              sequential scan, index or trigger)
 #            [--huge-pages]   (huge_pages = on: reserve them first, e.g.
@@ -60,6 +64,9 @@ TRIGGER=1
 INSTALL=1
 QUERIES=1
 HUGE=try
+COMPONENTS=0
+PAIRS=1
+PROGRESS=off
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
@@ -76,6 +83,9 @@ while [ $# -gt 0 ]; do
 		--no-install) INSTALL=0 ;;
 		--batch-only) QUERIES=0; TRIGGER=0 ;;
 		--huge-pages) HUGE=on ;;
+		--components) COMPONENTS=1 ;;
+		--no-pairs) PAIRS=0 ;;
+		--progress) PROGRESS=on ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -145,6 +155,7 @@ batch() {
 	t0=$(q -c "SELECT pg_stat_force_next_flush()" -c "SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()" | tail -1)
 	if out=$(pg_sql -At 2>"$WORKDIR/batch.err" <<SQL
 SET work_mem = '4MB';
+SET nddup.progress = $PROGRESS;
 SET statement_timeout = '${BATCH_TIMEOUT}s';
 SELECT pg_backend_pid() AS pid \gset
 \setenv BENCH_PID :pid
@@ -166,6 +177,9 @@ SQL
 	t1=$(q -c "SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()")
 	printf '   %-22s %10s ms  rows %-12s peak RssAnon %s kB, VmHWM %s kB, temp %s MB\n' \
 		"$label" "$ms" "$rows" ${peak} "$(( (t1 - t0) / 1048576 ))"
+	if [ "$PROGRESS" = on ]; then
+		sed -n 's/^\(NOTICE\|DETAIL\):  /      /p' "$WORKDIR/batch.err"
+	fi
 	echo "$n batch $label $ms $ms $ms - -" >>"$RES"
 }
 
@@ -267,8 +281,13 @@ for size in ${SIZES//,/ }; do
 	fi
 	if [ "$BATCH" = 1 ]; then
 		echo "== batch functions, radius 3, work_mem 4MB (index $(echo "$CONFIGS" | awk '{print $NF}'))"
-		batch hamming_pairs "hamming_pairs('fps', 'id', 'fp', 3)" "$N"
+		if [ "$PAIRS" = 1 ]; then
+			batch hamming_pairs "hamming_pairs('fps', 'id', 'fp', 3)" "$N"
+		fi
 		batch hamming_clusters "hamming_clusters('fps', 'id', 'fp', 3, singletons => false)" "$N"
+		if [ "$COMPONENTS" = 1 ]; then
+			batch hamming_clusters_components "hamming_clusters('fps', 'id', 'fp', 3, singletons => false, mode => 'components')" "$N"
+		fi
 	fi
 
 	q -c "DROP TABLE IF EXISTS fps, hc_flat" >/dev/null
