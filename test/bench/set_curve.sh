@@ -34,6 +34,10 @@
 #            [--seq-queries 5] [--inserts 1000] [--batch-timeout 900]
 #            [--shared-buffers 4GB] [--maintenance-work-mem 1GB]
 #            [--no-batch] [--no-trigger] [--no-install]
+#            [--batch-only]   (load and the batch functions only)
+#            [--batch-calls "pairs clusters"] [--batch-maintenance-work-mem 64MB]
+#                             (the batch calls, and their maintenance_work_mem:
+#                              PostgreSQL's default unless given)
 # Run sizes of 10M rows and more under flock /tmp/nddup-100m.lock.
 set -euo pipefail
 
@@ -50,6 +54,9 @@ MWM=1GB
 BATCH=1
 TRIGGER=1
 INSTALL=1
+QUERIES=1
+CALLS="pairs clusters"
+BATCH_MWM=64MB
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--sizes) SIZES=$2; shift ;;
@@ -62,6 +69,9 @@ while [ $# -gt 0 ]; do
 		--no-batch) BATCH=0 ;;
 		--no-trigger) TRIGGER=0 ;;
 		--no-install) INSTALL=0 ;;
+		--batch-only) QUERIES=0; TRIGGER=0 ;;
+		--batch-calls) CALLS=$2; shift ;;
+		--batch-maintenance-work-mem) BATCH_MWM=$2; shift ;;
 		*) echo "unknown option: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -108,6 +118,7 @@ for size in ${SIZES//,/ }; do
 		"$(q -c "SELECT round(avg(cardinality(ss)), 2) FROM sets TABLESAMPLE SYSTEM (1) REPEATABLE (1)")"
 	echo "$N load_s $load" >>"$RES"
 
+	if [ "$QUERIES" = 1 ]; then
 	t0=$(date +%s.%N)
 	q -c "CREATE INDEX sets_ss_idx ON sets USING gin ((shingle_set(body)) shingleset_ops) WITH (fastupdate = off)" >/dev/null
 	build=$(el "$t0")
@@ -145,6 +156,7 @@ for size in ${SIZES//,/ }; do
 		echo "$N $label $p50" >>"$RES"
 		echo "$N ${label}_p99 $p99" >>"$RES"
 	done
+	fi
 
 	if [ "$TRIGGER" = 1 ]; then
 		echo "== insert-time trigger, $N rows stored, $INSERTS one-row inserts per run"
@@ -176,12 +188,12 @@ for size in ${SIZES//,/ }; do
 	fi
 
 	if [ "$BATCH" = 1 ]; then
-		echo "== batch functions, Jaccard 0.3, relation forms on ss, work_mem 4MB, timeout $BATCH_TIMEOUT s"
+		echo "== batch functions, Jaccard 0.3, relation forms on ss, work_mem 4MB, maintenance_work_mem $BATCH_MWM, timeout $BATCH_TIMEOUT s"
 		: >"$WORKDIR/runs"
-		for f in pairs clusters; do
+		for f in $CALLS; do
 			call="shingleset_pairs('sets'::regclass, 'id', 'ss', 0.3)"
 			[ $f = clusters ] && call="shingleset_clusters('sets'::regclass, 'id', 'ss', 0.3, singletons => false)"
-			if ! bench_measure "shingleset_$f" rel 4MB "$call" "count(*)::text" "SET statement_timeout = '${BATCH_TIMEOUT}s';" 2>"$WORKDIR/batch.err"; then
+			if ! bench_measure "shingleset_$f" rel 4MB "$call" "count(*)::text" "SET statement_timeout = '${BATCH_TIMEOUT}s'; SET maintenance_work_mem = '$BATCH_MWM';" 2>"$WORKDIR/batch.err"; then
 				printf '   %-20s failed: %s\n' "shingleset_$f" "$(grep -m1 ERROR "$WORKDIR/batch.err")"
 				continue
 			fi
