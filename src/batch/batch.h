@@ -314,6 +314,11 @@ extern BatchPartitions *batch_partitions_begin_prefix(BatchCall *call,
 													  uint64 expected,
 													  int64 mem_limit,
 													  int key_bits);
+extern BatchPartitions *batch_partitions_begin_wide(BatchCall *call,
+													int record_size,
+													uint64 expected,
+													int64 mem_limit,
+													int key_bits);
 extern uint64 batch_partitions_capacity(int record_size, int64 mem_limit);
 extern void batch_partitions_put(BatchPartitions *parts, const void *record);
 

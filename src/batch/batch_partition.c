@@ -20,6 +20,9 @@
 /* Partitions at most (the buffers of their files take 8 kB each). */
 #define MAX_PARTITION_BITS		8
 
+/* Partitions at most of batch_partitions_begin_wide. */
+#define MAX_WIDE_PARTITION_BITS	14
+
 /*
  * Bytes of small fixed-size records gathered per partition before they go
  * to its file in one write (a write call per 16-byte record costs more
@@ -63,6 +66,10 @@ sort_bytes(uint64 n, int record_size)
  */
 #define VAR_SORT_BYTES			64.0
 
+static BatchPartitions *partitions_alloc(BatchCall *call, int record_size,
+										 int64 mem_limit, int shift,
+										 int key_bits, int bits);
+
 /*
  * Partitions for records whose keys agree on their top 'shift' bits, of
  * which only the top key_bits count.
@@ -71,11 +78,24 @@ static BatchPartitions *
 partitions_new(BatchCall *call, int record_size, uint64 expected,
 			   int64 mem_limit, int shift, int key_bits)
 {
-	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
 	/* room for the sort through a second buffer (scatter_sort) */
 	double		need = sort_bytes(expected, record_size) *
 		(sorted_in_place(record_size) ? 2 : 1);
 	int			bits = 1;
+
+	/* enough partitions that each one is sorted within the limit */
+	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
+		bits++;
+	return partitions_alloc(call, record_size, mem_limit, shift, key_bits,
+							Min(bits, key_bits - shift));
+}
+
+/* 2^bits partitions below the top 'shift' bits, runs of key_bits bits. */
+static BatchPartitions *
+partitions_alloc(BatchCall *call, int record_size, int64 mem_limit, int shift,
+				 int key_bits, int bits)
+{
+	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
 
 	parts->call = call;
 	parts->record_size = record_size;
@@ -83,10 +103,6 @@ partitions_new(BatchCall *call, int record_size, uint64 expected,
 	parts->shift = shift;
 	parts->key_bits = key_bits;
 	parts->root = parts;
-	/* enough partitions that each one is sorted within the limit */
-	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
-		bits++;
-	bits = Min(bits, key_bits - shift);
 	parts->bits = bits;
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
@@ -135,6 +151,64 @@ batch_partitions_begin_prefix(BatchCall *call, int record_size, uint64 expected,
 {
 	Assert(key_bits >= 1 && key_bits <= 64);
 	return partitions_new(call, record_size, expected, mem_limit, 0, key_bits);
+}
+
+/*
+ * Memory of the files of 2^bits partitions while they are written: a
+ * BufFile's buffer and the gathered records of each.
+ */
+static inline double
+partition_buffer_bytes(int bits)
+{
+	return (double) (sizeof(BufFile *) + BLCKSZ + 64 + STAGE_BYTES) * (1 << bits);
+}
+
+/*
+ * Partitions of records sorted in place (8 or 16 bytes) whose runs share
+ * the top key_bits bits of their keys, as batch_partitions_begin_prefix,
+ * but as many as the row count asks for, beyond MAX_PARTITION_BITS, so that
+ * no partition is split again (read and written once more): the fewest
+ * whose partitions are sorted through a second buffer (2 x their bytes
+ * within mem_limit), else in place (their bytes within mem_limit), with
+ * the files' buffers and the partition being sorted within 2 x mem_limit
+ * together; failing both, as many as keep the buffers within mem_limit
+ * (and larger partitions are split again).
+ */
+BatchPartitions *
+batch_partitions_begin_wide(BatchCall *call, int record_size, uint64 expected,
+							int64 mem_limit, int key_bits)
+{
+	double		bytes = (double) expected * record_size;
+	int			bits = -1;
+
+	Assert(sorted_in_place(record_size));
+	Assert(key_bits >= 1 && key_bits <= 64);
+	for (int pass = 0; pass < 2 && bits < 0; pass++)
+	{
+		/* pass 0: through a second buffer; pass 1: in place */
+		double		copies = pass == 0 ? 2.0 : 1.0;
+
+		for (int b = 1; b <= MAX_WIDE_PARTITION_BITS; b++)
+		{
+			double		part = bytes / (1 << b);
+
+			if (part * copies <= mem_limit &&
+				partition_buffer_bytes(b) + part * copies <= 2.0 * mem_limit)
+			{
+				bits = b;
+				break;
+			}
+		}
+	}
+	if (bits < 0)
+	{
+		bits = 1;
+		while (bits < MAX_WIDE_PARTITION_BITS &&
+			   partition_buffer_bytes(bits + 1) <= mem_limit)
+			bits++;
+	}
+	return partitions_alloc(call, record_size, mem_limit, 0, key_bits,
+							Min(bits, key_bits));
 }
 
 /* The file of partition p, created when first needed. */

@@ -85,6 +85,9 @@ typedef struct SpillScan
 	uint64		runcap;
 	EarlyTable *early;			/* grouping: the next tables, entered */
 	int			nearly;
+	int			nowner;			/* pairs' tables: key masks of the blocks */
+	uint64		owner[64];		/* that must differ for the table to own a
+								 * pair */
 } SpillScan;
 
 /* First rows read back at a time by the clusters' tables. */
@@ -326,12 +329,17 @@ cluster_run(HammingBatch *hb, const BatchRec *r, uint64 len)
 	cluster_run_generic(&hb->uf, r, len, hb->radius);
 }
 
-/* Partition callback of a clusters' table: link the pairs of each run. */
+/* What is done with a run of (key, value) records of one prefix. */
+typedef void (*PrefixRunFn) (SpillScan *scan, const BatchRec *r, uint64 len);
+
+/*
+ * Cut sorted (key, value) records into the runs sharing the top
+ * scan->prefix_bits bits of their keys and hand each run of two or more to
+ * fn.
+ */
 static void
-cluster_table_runs(void *arg, char *records, uint64 count)
+prefix_runs(SpillScan *scan, const BatchRec *recs, uint64 count, PrefixRunFn fn)
 {
-	SpillScan  *scan = (SpillScan *) arg;
-	BatchRec   *recs = (BatchRec *) records;
 	int			drop = 64 - scan->prefix_bits;
 
 	for (uint64 s = 0; s < count;)
@@ -342,11 +350,25 @@ cluster_table_runs(void *arg, char *records, uint64 count)
 		while (e < count && (recs[e].key >> drop) == pre)
 			e++;
 		if (e - s > 1)
-			cluster_run(scan->hb, recs + s, e - s);
+			fn(scan, recs + s, e - s);
 		else
 			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
+}
+
+/* Link the pairs of a clusters' run within the radius. */
+static void
+cluster_scan_run(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	cluster_run(scan->hb, r, len);
+}
+
+/* Partition callback of a clusters' table: link the pairs of each run. */
+static void
+cluster_table_runs(void *arg, char *records, uint64 count)
+{
+	prefix_runs((SpillScan *) arg, (BatchRec *) records, count, cluster_scan_run);
 }
 
 /* Link the pairs of the first table's current run and empty it. */
@@ -547,6 +569,154 @@ table_runs(void *arg, char *records, uint64 count)
 }
 
 /*
+ * The masks, in the key of table sel (cluster_sort_key), of the blocks
+ * outside the table that come before its last block: the table owns a pair
+ * of one prefix when the pair differs in each of them
+ * (hamming_table_owns_pair: its blocks are then the first c on which the
+ * pair agrees).
+ */
+static void
+pairs_owner_masks(const HammingLayout *L, const int *sel, const TableKey *tk,
+				  SpillScan *scan)
+{
+	int			shift = 0;
+
+	scan->nowner = 0;
+	for (int i = tk->nrest - 1; i >= 0; i--)
+	{
+		int			b = tk->rest[i];
+
+		if (b < sel[L->c - 1])
+			scan->owner[scan->nowner++] = L->blow[b] << shift;
+		shift += L->bsize[b];
+	}
+}
+
+/*
+ * Report every owned pair within the radius of a run of (key, id) records
+ * sharing a table's prefix; the XOR of two keys has the bits of the XOR of
+ * their fingerprints, permuted.
+ */
+static pg_attribute_always_inline void
+pairs_run_body(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	BatchCall  *call = scan->hb->call;
+	int			k = scan->hb->radius;
+
+	for (uint64 a = 0; a + 1 < len; a++)
+	{
+		uint64		ka = r[a].key;
+
+		if ((a & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (uint64 b = a + 1; b < len; b++)
+		{
+			uint64		x = ka ^ r[b].key;
+			int			dist = __builtin_popcountll(x);
+			bool		owned = true;
+
+			if (dist > k)
+				continue;
+			for (int i = 0; i < scan->nowner && owned; i++)
+				owned = (x & scan->owner[i]) != 0;
+			if (owned)
+				batch_put_ordered_pair(call, (int64) r[a].val, (int64) r[b].val,
+									   Int32GetDatum(dist));
+		}
+	}
+}
+
+#ifdef BATCH_POPCNT_DISPATCH
+/* pairs_run compiled for the POPCNT instruction. */
+__attribute__((target("popcnt")))
+static void
+pairs_run_popcnt(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	pairs_run_body(scan, r, len);
+}
+#endif
+
+/* pairs_run for any CPU (popcount in software). */
+static void
+pairs_run_generic(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	pairs_run_body(scan, r, len);
+}
+
+/*
+ * Report the owned pairs of a pairs' run, with the hardware popcount when
+ * the CPU has one.
+ */
+static void
+pairs_run(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+#ifdef BATCH_POPCNT_DISPATCH
+	if (hamming_have_popcnt())
+	{
+		pairs_run_popcnt(scan, r, len);
+		return;
+	}
+#endif
+	pairs_run_generic(scan, r, len);
+}
+
+/* Partition callback of a pairs' table: report the owned pairs of each run. */
+static void
+pairs_table_runs(void *arg, char *records, uint64 count)
+{
+	prefix_runs((SpillScan *) arg, (BatchRec *) records, count, pairs_run);
+}
+
+/*
+ * The tables of hamming_pairs (not verified) over spilled rows: per table,
+ * every row goes as a 16-byte (key, id) record, the key the one of
+ * cluster_sort_key, into the partition of its prefix, enough partitions
+ * that none is split again; each partition is sorted in place and the
+ * owned pairs of its runs reported.
+ */
+static void
+pairs_tables_spilled(HammingBatch *hb)
+{
+	BatchCall  *call = hb->call;
+	BatchRows  *rows = &hb->rows;
+	HammingLayout *L = &hb->layout;
+	int			sel[64];
+	double		tno = 0;
+
+	hamming_first_table(L, sel);
+	do
+	{
+		BatchPartitions *parts;
+		BatchRow	row;
+		SpillScan	scan;
+		TableKey	tk;
+
+		table_key_init(L, sel, &tk);
+		parts = batch_partitions_begin_wide(call, sizeof(BatchRec), rows->nrows,
+											call->mem_limit, Min(tk.p, 64));
+		batch_rows_rewind(rows);
+		while (batch_rows_next(rows, &row))
+		{
+			BatchRec	rec;
+			uint64		fp;
+
+			memcpy(&fp, row.payload, sizeof(uint64));
+			rec.key = cluster_sort_key(L, sel, &tk, fp);
+			rec.val = (uint64) row.id;
+			batch_partitions_put(parts, &rec);
+		}
+		memset(&scan, 0, sizeof(scan));
+		scan.hb = hb;
+		scan.prefix_bits = Min(tk.p, 64);
+		pairs_owner_masks(L, sel, &tk, &scan);
+		batch_partitions_sort_each(parts, pairs_table_runs, &scan, true);
+		batch_partitions_end(parts);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	} while (hamming_next_table(L, sel));
+}
+
+/*
  * The tables over spilled rows: per table, every row (every first row of a
  * group, for clusters) goes into the partition of its prefix; each
  * partition is sorted and its runs compared.
@@ -568,6 +738,12 @@ hamming_tables_spilled(HammingBatch *hb)
 	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, hb->radius,
 			  L->m, L->ntables, work_mem);
+	if (call->mode == BATCH_PAIRS && !hb->verify.active && L->m > 0)
+	{
+		pairs_tables_spilled(hb);
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	if (hb->verify.active)
 		hb->candidates = batch_pairs_begin(rows);
 	else if (call->mode == BATCH_CLUSTER)
