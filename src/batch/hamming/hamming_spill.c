@@ -408,6 +408,34 @@ first_table_add(SpillScan *scan, const BatchRec *leader)
 }
 
 /*
+ * Enter the n (fingerprint, value) records of a file into a table's
+ * partitions as (key, value) records, the key cluster_sort_key's; chunk
+ * holds LEADER_CHUNK records.
+ */
+static void
+enter_from_file(const HammingLayout *L, BatchPartitions *parts, const int *sel,
+				const TableKey *tk, BufFile *file, uint64 n, BatchRec *chunk)
+{
+	batch_file_rewind(file);
+	for (uint64 done = 0; done < n;)
+	{
+		uint64		m = Min((uint64) LEADER_CHUNK, n - done);
+
+		batch_file_read(file, chunk, m * sizeof(BatchRec));
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < m; i++)
+		{
+			BatchRec	rec;
+
+			rec.key = cluster_sort_key(L, sel, tk, chunk[i].key);
+			rec.val = chunk[i].val;
+			batch_partitions_put(parts, &rec);
+		}
+		done += m;
+	}
+}
+
+/*
  * The tables of hamming_clusters over the file of first rows: per table,
  * every first row goes as a (key, row) record into the partition of its
  * prefix; each partition is sorted in place and its runs of one prefix
@@ -445,23 +473,7 @@ cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
 		table_key_init(L, sel, &tk);
 		parts = batch_partitions_begin_prefix(call, sizeof(BatchRec), scan->nleaders,
 											  call->mem_limit, tk.p);
-		batch_file_rewind(scan->leaders);
-		for (uint64 done = 0; done < scan->nleaders;)
-		{
-			uint64		m = Min((uint64) LEADER_CHUNK, scan->nleaders - done);
-
-			batch_file_read(scan->leaders, chunk, m * sizeof(BatchRec));
-			CHECK_FOR_INTERRUPTS();
-			for (uint64 i = 0; i < m; i++)
-			{
-				BatchRec	rec;
-
-				rec.key = cluster_sort_key(L, sel, &tk, chunk[i].key);
-				rec.val = chunk[i].val;
-				batch_partitions_put(parts, &rec);
-			}
-			done += m;
-		}
+		enter_from_file(L, parts, sel, &tk, scan->leaders, scan->nleaders, chunk);
 		scan->prefix_bits = tk.p;
 		batch_partitions_sort_each(parts, cluster_table_runs, scan, true);
 		batch_partitions_end(parts);
@@ -668,18 +680,60 @@ pairs_table_runs(void *arg, char *records, uint64 count)
 }
 
 /*
+ * Enter a table's (key, id) records of the rows into its partitions: from
+ * the rows for the first table, which also writes the (fingerprint, id) of
+ * each row to 'base' when there is one; from base for the others, read in
+ * chunks.
+ */
+static void
+pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
+				  const TableKey *tk, BufFile *base, bool first,
+				  BatchRec *chunk)
+{
+	const HammingLayout *L = &hb->layout;
+	BatchRec	rec;
+
+	if (first)
+	{
+		BatchRow	row;
+
+		batch_rows_rewind(&hb->rows);
+		while (batch_rows_next(&hb->rows, &row))
+		{
+			uint64		fp;
+
+			memcpy(&fp, row.payload, sizeof(uint64));
+			if (base)
+			{
+				rec.key = fp;
+				rec.val = (uint64) row.id;
+				BufFileWrite(base, &rec, sizeof(rec));
+			}
+			rec.key = cluster_sort_key(L, sel, tk, fp);
+			rec.val = (uint64) row.id;
+			batch_partitions_put(parts, &rec);
+		}
+		return;
+	}
+	enter_from_file(L, parts, sel, tk, base, hb->rows.nrows, chunk);
+}
+
+/*
  * The tables of hamming_pairs (not verified) over spilled rows: per table,
  * every row goes as a 16-byte (key, id) record, the key the one of
  * cluster_sort_key, into the partition of its prefix, enough partitions
  * that none is split again; each partition is sorted in place and the
- * owned pairs of its runs reported.
+ * owned pairs of its runs reported.  The first table reads the rows and
+ * writes their (fingerprint, id), 16 bytes, to a file that the other
+ * tables read instead.
  */
 static void
 pairs_tables_spilled(HammingBatch *hb)
 {
 	BatchCall  *call = hb->call;
-	BatchRows  *rows = &hb->rows;
 	HammingLayout *L = &hb->layout;
+	BufFile    *base = L->ntables > 1 ? BufFileCreateTemp(false) : NULL;
+	BatchRec   *chunk = palloc(LEADER_CHUNK * sizeof(BatchRec));
 	int			sel[64];
 	double		tno = 0;
 
@@ -687,24 +741,13 @@ pairs_tables_spilled(HammingBatch *hb)
 	do
 	{
 		BatchPartitions *parts;
-		BatchRow	row;
 		SpillScan	scan;
 		TableKey	tk;
 
 		table_key_init(L, sel, &tk);
-		parts = batch_partitions_begin_wide(call, sizeof(BatchRec), rows->nrows,
+		parts = batch_partitions_begin_wide(call, sizeof(BatchRec), hb->rows.nrows,
 											call->mem_limit, Min(tk.p, 64));
-		batch_rows_rewind(rows);
-		while (batch_rows_next(rows, &row))
-		{
-			BatchRec	rec;
-			uint64		fp;
-
-			memcpy(&fp, row.payload, sizeof(uint64));
-			rec.key = cluster_sort_key(L, sel, &tk, fp);
-			rec.val = (uint64) row.id;
-			batch_partitions_put(parts, &rec);
-		}
+		pairs_enter_table(hb, parts, sel, &tk, base, tno == 0, chunk);
 		memset(&scan, 0, sizeof(scan));
 		scan.hb = hb;
 		scan.prefix_bits = Min(tk.p, 64);
@@ -714,6 +757,9 @@ pairs_tables_spilled(HammingBatch *hb)
 		tno++;
 		batch_report_progress(call, "table", tno, L->ntables);
 	} while (hamming_next_table(L, sel));
+	if (base)
+		BufFileClose(base);
+	pfree(chunk);
 }
 
 /*
