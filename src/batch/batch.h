@@ -302,6 +302,8 @@ typedef struct BatchPartitions
 	struct BatchPartitions *root;	/* the first level (itself, or split from) */
 	bool		more_of_key;	/* root: during a call, the last key's
 								 * records go on in the next call */
+	bool		keep_buffers;	/* the sort buffers serve every partition */
+	char	   *kept[2];		/* they (read, sorted copy) */
 } BatchPartitions;
 
 extern void batch_error_run_too_large(BatchCall *call, uint64 n, int rs);

@@ -180,6 +180,7 @@ batch_partitions_begin_wide(BatchCall *call, int record_size, uint64 expected,
 {
 	double		bytes = (double) expected * record_size;
 	int			bits = -1;
+	BatchPartitions *parts;
 
 	Assert(sorted_in_place(record_size));
 	Assert(key_bits >= 1 && key_bits <= 64);
@@ -207,8 +208,10 @@ batch_partitions_begin_wide(BatchCall *call, int record_size, uint64 expected,
 			   partition_buffer_bytes(bits + 1) <= mem_limit)
 			bits++;
 	}
-	return partitions_alloc(call, record_size, mem_limit, 0, key_bits,
-							Min(bits, key_bits));
+	parts = partitions_alloc(call, record_size, mem_limit, 0, key_bits,
+							 Min(bits, key_bits));
+	parts->keep_buffers = true;
+	return parts;
 }
 
 /* The file of partition p, created when first needed. */
@@ -398,6 +401,35 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 }
 
 /*
+ * A buffer for n records of a partition to be sorted: a new one, or with
+ * keep_buffers the partitions' buffer 'which' (0: read, 1: sorted copy),
+ * allocated once for the largest partition that uses it (sorted in memory;
+ * through the copy), so that the pages of one partition's buffer serve the
+ * next ones.
+ */
+static char *
+sort_buffer(BatchPartitions *parts, int which, uint64 n)
+{
+	int			rs = parts->record_size;
+
+	if (!parts->keep_buffers)
+		return palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+	if (parts->kept[which] == NULL)
+	{
+		uint64		most = n;
+
+		for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+			if (parts->counts[p] > most &&
+				sort_bytes(parts->counts[p], rs) * (which + 1) <= parts->mem_limit)
+				most = parts->counts[p];
+		parts->kept[which] = MemoryContextAllocExtended(parts->call->cxt,
+														(size_t) most * rs,
+														MCXT_ALLOC_HUGE);
+	}
+	return parts->kept[which];
+}
+
+/*
  * Hand every partition, sorted, to the callback, in key order, so that the
  * callbacks see all records in (key, insertion) order.  A partition larger
  * than the limit is split again by the next bits of the key.  One whose
@@ -474,7 +506,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			parts->files[p] = NULL;
 			continue;
 		}
-		buf = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+		buf = sort_buffer(parts, 0, n);
 		read_partition_bytes(file, buf, (size_t) n * rs);
 		BufFileClose(file);
 		parts->files[p] = NULL;
@@ -482,12 +514,13 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			n <= PG_UINT32_MAX)
 		{
 			/* room for a second buffer: the faster sort */
-			sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+			sorted = sort_buffer(parts, 1, n);
 			if (rs == sizeof(uint64))
 				batch_scatter_sort(buf, sorted, n, skip, sizeof(uint64));
 			else
 				batch_scatter_sort(buf, sorted, n, skip, sizeof(BatchRec));
-			pfree(buf);
+			if (!parts->keep_buffers)
+				pfree(buf);
 			buf = sorted;
 		}
 		else if (rs == sizeof(uint64))
@@ -502,7 +535,8 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			buf = sorted;
 		}
 		callback(arg, buf, n);
-		pfree(buf);
+		if (!parts->keep_buffers)
+			pfree(buf);
 	}
 }
 
@@ -513,6 +547,9 @@ batch_partitions_end(BatchPartitions *parts)
 	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
 		if (parts->files[p])
 			BufFileClose(parts->files[p]);
+	for (int i = 0; i < 2; i++)
+		if (parts->kept[i])
+			pfree(parts->kept[i]);
 	pfree(parts->files);
 	pfree(parts->counts);
 	pfree(parts->bytes);
