@@ -76,6 +76,18 @@ SELECT 500000 + g, ((('x' || substr(md5('low' || g), 1, 4))::bit(16)::integer::b
 FROM generate_series(1, 3000) g;
 SELECT d.* FROM unnest(ARRAY[1, 3]) r, ps_diff('SELECT id, fp FROM ps_skew', r) d;
 
+-- hamming_clusters' default mode (clusters without chains) takes its edges
+-- from the same pairs: the same clusters through temporary files
+CREATE TABLE ps_greedy_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM ps_skew', 3);
+SET work_mem = '64kB';
+CREATE TABLE ps_greedy_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM ps_skew', 3);
+RESET work_mem;
+SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
+	(SELECT count(*) FROM (TABLE ps_greedy_mem EXCEPT ALL TABLE ps_greedy_spill) x) AS missing,
+	(SELECT count(*) FROM (TABLE ps_greedy_spill EXCEPT ALL TABLE ps_greedy_mem) y) AS extra
+FROM ps_greedy_mem;
+DROP TABLE ps_greedy_mem, ps_greedy_spill;
+
 -- a run of 30,000 rows sharing one key is compared in memory: too large
 -- for 64kB
 SET work_mem = '64kB';
