@@ -80,7 +80,9 @@ SELECT d.* FROM unnest(ARRAY[1, 3]) r, ps_diff('SELECT id, fp FROM ps_skew', r) 
 -- from the same pairs: the same clusters through temporary files
 CREATE TABLE ps_greedy_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM ps_skew', 3);
 SET work_mem = '64kB';
+SET client_min_messages = warning;	-- its notice on the memory of the ids
 CREATE TABLE ps_greedy_spill AS SELECT * FROM hamming_clusters('SELECT id, fp FROM ps_skew', 3);
+RESET client_min_messages;
 RESET work_mem;
 SELECT count(*) AS rows, count(DISTINCT cluster_id) AS clusters,
 	(SELECT count(*) FROM (TABLE ps_greedy_mem EXCEPT ALL TABLE ps_greedy_spill) x) AS missing,
