@@ -23,12 +23,8 @@
 /* Partitions at most of batch_partitions_begin_wide. */
 #define MAX_WIDE_PARTITION_BITS	14
 
-/*
- * Bytes of small fixed-size records gathered per partition before they go
- * to its file in one write (a write call per 16-byte record costs more
- * than the copy).
- */
-#define STAGE_BYTES				1024
+/* Bytes of small records gathered per partition (batch.h). */
+#define STAGE_BYTES				BATCH_STAGE_BYTES
 
 /* Records of at most this size are gathered so. */
 #define STAGE_MAX_RECORD		64
@@ -229,8 +225,8 @@ partition_file(BatchPartitions *parts, uint64 p)
 }
 
 /* Write the records gathered for partition p to its file. */
-static void
-flush_stage(BatchPartitions *parts, uint64 p)
+void
+batch_partitions_flush_stage(BatchPartitions *parts, uint64 p)
 {
 	if (parts->staged[p] == 0)
 		return;
@@ -253,7 +249,7 @@ batch_partitions_put(BatchPartitions *parts, const void *record)
 		char	   *slot;
 
 		if (parts->staged[p] + rs > STAGE_BYTES)
-			flush_stage(parts, p);
+			batch_partitions_flush_stage(parts, p);
 		slot = parts->stage + p * STAGE_BYTES + parts->staged[p];
 		/* constant sizes, so that the copies are inlined */
 		if (rs == sizeof(BatchRec))
@@ -447,7 +443,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 
 	if (parts->stage)
 		for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
-			flush_stage(parts, p);
+			batch_partitions_flush_stage(parts, p);
 	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
 	{
 		uint64		n = parts->counts[p];

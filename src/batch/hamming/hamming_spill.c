@@ -429,7 +429,7 @@ enter_from_file(const HammingLayout *L, BatchPartitions *parts, const int *sel,
 
 			rec.key = cluster_sort_key(L, sel, tk, chunk[i].key);
 			rec.val = chunk[i].val;
-			batch_partitions_put(parts, &rec);
+			batch_partitions_put_rec(parts, &rec);
 		}
 		done += m;
 	}
@@ -711,7 +711,7 @@ pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
 			}
 			rec.key = cluster_sort_key(L, sel, tk, fp);
 			rec.val = (uint64) row.id;
-			batch_partitions_put(parts, &rec);
+			batch_partitions_put_rec(parts, &rec);
 		}
 		return;
 	}
