@@ -20,8 +20,12 @@
 /* Partitions at most (the buffers of their files take 8 kB each). */
 #define MAX_PARTITION_BITS		8
 
-/* Partitions at most of batch_partitions_begin_wide. */
-#define MAX_WIDE_PARTITION_BITS	14
+/*
+ * Partitions at most of batch_partitions_begin_wide: 1,024 files, about
+ * what a backend keeps open (max_files_per_process, 1,000 by default;
+ * beyond, PostgreSQL closes and reopens files on every few writes).
+ */
+#define MAX_WIDE_PARTITION_BITS	10
 
 /* Bytes of small records gathered per partition (batch.h). */
 #define STAGE_BYTES				BATCH_STAGE_BYTES
