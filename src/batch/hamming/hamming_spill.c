@@ -606,7 +606,8 @@ pairs_owner_masks(const HammingLayout *L, const int *sel, const TableKey *tk,
 
 /*
  * Report every owned pair within the radius of a run of (key, id) records
- * sharing a table's prefix; the XOR of two keys has the bits of the XOR of
+ * sharing a table's prefix, or make it a candidate of (key, row) records
+ * when the call verifies; the XOR of two keys has the bits of the XOR of
  * their fingerprints, permuted.
  */
 static pg_attribute_always_inline void
@@ -631,7 +632,12 @@ pairs_run_body(SpillScan *scan, const BatchRec *r, uint64 len)
 				continue;
 			for (int i = 0; i < scan->nowner && owned; i++)
 				owned = (x & scan->owner[i]) != 0;
-			if (owned)
+			if (!owned)
+				continue;
+			if (scan->hb->candidates)
+				batch_pairs_add(scan->hb->candidates, (uint32) r[a].val,
+								(uint32) r[b].val);
+			else
 				batch_put_ordered_pair(call, (int64) r[a].val, (int64) r[b].val,
 									   Int32GetDatum(dist));
 		}
@@ -680,10 +686,10 @@ pairs_table_runs(void *arg, char *records, uint64 count)
 }
 
 /*
- * Enter a table's (key, id) records of the rows into its partitions: from
- * the rows for the first table, which also writes the (fingerprint, id) of
- * each row to 'base' when there is one; from base for the others, read in
- * chunks.
+ * Enter a table's (key, id) records of the rows ((key, row) when the call
+ * verifies) into its partitions: from the rows for the first table, which
+ * also writes the (fingerprint, id or row) of each row to 'base' when there
+ * is one; from base for the others, read in chunks.
  */
 static void
 pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
@@ -703,14 +709,13 @@ pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
 			uint64		fp;
 
 			memcpy(&fp, row.payload, sizeof(uint64));
+			rec.val = hb->candidates ? (uint64) row.row : (uint64) row.id;
 			if (base)
 			{
 				rec.key = fp;
-				rec.val = (uint64) row.id;
 				BufFileWrite(base, &rec, sizeof(rec));
 			}
 			rec.key = cluster_sort_key(L, sel, tk, fp);
-			rec.val = (uint64) row.id;
 			batch_partitions_put_rec(parts, &rec);
 		}
 		return;
@@ -719,13 +724,14 @@ pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
 }
 
 /*
- * The tables of hamming_pairs (not verified) over spilled rows: per table,
- * every row goes as a 16-byte (key, id) record, the key the one of
+ * The tables of hamming_pairs (and of verified hamming_clusters) over
+ * spilled rows: per table, every row goes as a 16-byte (key, id) record
+ * ((key, row) when the call verifies), the key the one of
  * cluster_sort_key, into the partition of its prefix, enough partitions
  * that none is split again; each partition is sorted in place and the
- * owned pairs of its runs reported.  The first table reads the rows and
- * writes their (fingerprint, id), 16 bytes, to a file that the other
- * tables read instead.
+ * owned pairs of its runs reported (or made candidates).  The first table
+ * reads the rows and writes their (fingerprint, id or row), 16 bytes, to a
+ * file that the other tables read instead.
  */
 static void
 pairs_tables_spilled(HammingBatch *hb)
@@ -784,9 +790,14 @@ hamming_tables_spilled(HammingBatch *hb)
 	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, hb->radius,
 			  L->m, L->ntables, work_mem);
-	if (call->mode == BATCH_PAIRS && !hb->verify.active && L->m > 0)
+	if (L->m > 0 && call->mode != BATCH_JOIN &&
+		(call->mode == BATCH_PAIRS || hb->verify.active))
 	{
+		if (hb->verify.active)
+			hb->candidates = batch_pairs_begin(rows);
 		pairs_tables_spilled(hb);
+		if (hb->candidates)
+			batch_pairs_verify(hb->candidates, verify_candidate, hb);
 		MemoryContextSwitchTo(old);
 		return;
 	}
