@@ -10,6 +10,14 @@
  *	  compared (batch_sort.c).  The records carry the fingerprint and the
  *	  id, so nothing is read at random.
  *
+ * hamming_pairs (and every call but hamming_join's that reports pairs or
+ * verifies candidates) writes 16-byte (key, id) records, (key, row) when it
+ * verifies, the key that of the clusters' tables below, so the key alone
+ * gives the distance and the owning table; as many partitions as the rows
+ * ask for (batch_partitions_begin_wide), so none is written twice.  The
+ * first table reads the rows and writes their (fingerprint, id or row) to
+ * a 16-byte file that the other tables read.
+ *
  * hamming_clusters first groups equal fingerprints the same way (Broder et
  * al. 1997, "identical documents"): their rows are one component at once
  * and only the first row of a group enters the tables, so a spike of a
