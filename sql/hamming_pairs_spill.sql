@@ -29,13 +29,13 @@ SELECT count(*), count(DISTINCT fp) FROM ps;
 -- the pairs of one call in memory (work_mem 64MB) and through temporary
 -- files (64kB): rows, missing and extra (EXCEPT ALL: a pair reported twice
 -- is extra)
-CREATE FUNCTION ps_diff(q text, r integer)
+CREATE FUNCTION ps_diff(q text, r integer, mem text DEFAULT '64kB')
 RETURNS TABLE (radius integer, found bigint, missing bigint, extra bigint)
 LANGUAGE plpgsql AS $$
 BEGIN
 	SET LOCAL work_mem = '64MB';
 	CREATE TEMP TABLE ps_mem AS SELECT * FROM hamming_pairs(q, r);
-	SET LOCAL work_mem = '64kB';
+	PERFORM set_config('work_mem', mem, true);
 	CREATE TEMP TABLE ps_spill AS SELECT * FROM hamming_pairs(q, r);
 	RETURN QUERY SELECT r, (SELECT count(*) FROM ps_spill),
 		(SELECT count(*) FROM (TABLE ps_mem EXCEPT ALL TABLE ps_spill) x),
@@ -76,6 +76,20 @@ SELECT 500000 + g, ((('x' || substr(md5('low' || g), 1, 4))::bit(16)::integer::b
 FROM generate_series(1, 3000) g;
 SELECT d.* FROM unnest(ARRAY[1, 3]) r, ps_diff('SELECT id, fp FROM ps_skew', r) d;
 
+-- as many partitions as the rows ask for: at 64kB the partitions' buffers
+-- alone would exceed work_mem, so a few partitions are each split again;
+-- 36,000 rows at 1MB are 2 partitions sorted through a second buffer, and
+-- 100,000 rows at 128kB 16 partitions sorted in place (their buffers and
+-- one partition within 2 x work_mem)
+SELECT d.* FROM ps_diff('SELECT id, fp FROM ps_skew', 3, '1MB') d;
+CREATE TABLE ps_big AS
+SELECT id, fp FROM ps
+UNION ALL
+SELECT 600000 + g, ('x' || substr(md5('big' || g), 1, 16))::bit(64)::bigint::simhash64
+FROM generate_series(1, 70000) g;
+SELECT d.* FROM ps_diff('SELECT id, fp FROM ps_big', 3, '128kB') d;
+DROP TABLE ps_big;
+
 -- hamming_clusters' default mode (clusters without chains) takes its edges
 -- from the same pairs: the same clusters through temporary files
 CREATE TABLE ps_greedy_mem AS SELECT * FROM hamming_clusters('SELECT id, fp FROM ps_skew', 3);
@@ -97,5 +111,5 @@ SELECT count(*) FROM hamming_pairs('SELECT g, ''0123456789abcdef''::simhash64 FR
 RESET work_mem;
 
 DROP TABLE ps, ps_skew;
-DROP FUNCTION ps_diff(text, integer);
+DROP FUNCTION ps_diff(text, integer, text);
 DROP FUNCTION ps_flips(text, integer);
