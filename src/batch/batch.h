@@ -302,6 +302,8 @@ typedef struct BatchPartitions
 	struct BatchPartitions *root;	/* the first level (itself, or split from) */
 	bool		more_of_key;	/* root: during a call, the last key's
 								 * records go on in the next call */
+	bool		keep_buffers;	/* the sort buffers serve every partition */
+	char	   *kept[2];		/* they (read, sorted copy) */
 } BatchPartitions;
 
 extern void batch_error_run_too_large(BatchCall *call, uint64 n, int rs);
@@ -314,8 +316,42 @@ extern BatchPartitions *batch_partitions_begin_prefix(BatchCall *call,
 													  uint64 expected,
 													  int64 mem_limit,
 													  int key_bits);
+extern BatchPartitions *batch_partitions_begin_wide(BatchCall *call,
+													int record_size,
+													uint64 expected,
+													int64 mem_limit,
+													int key_bits);
 extern uint64 batch_partitions_capacity(int record_size, int64 mem_limit);
 extern void batch_partitions_put(BatchPartitions *parts, const void *record);
+extern void batch_partitions_flush_stage(BatchPartitions *parts, uint64 p);
+
+/*
+ * Bytes of small fixed-size records gathered per partition before they go
+ * to its file in one write (a write call per 16-byte record costs more
+ * than the copy).
+ */
+#define BATCH_STAGE_BYTES		1024
+
+/*
+ * batch_partitions_put of a BatchRec into first-level partitions of
+ * 16-byte records (batch_partitions_begin_wide's), inlined for the loops
+ * that enter every row into every table.
+ */
+static inline void
+batch_partitions_put_rec(BatchPartitions *parts, const BatchRec *rec)
+{
+	uint64		p = rec->key >> (64 - parts->bits);
+
+	Assert(parts->record_size == sizeof(BatchRec) && parts->shift == 0 &&
+		   parts->stage != NULL && parts->bits >= 1);
+	if (parts->staged[p] + sizeof(BatchRec) > BATCH_STAGE_BYTES)
+		batch_partitions_flush_stage(parts, p);
+	memcpy(parts->stage + p * BATCH_STAGE_BYTES + parts->staged[p], rec,
+		   sizeof(BatchRec));
+	parts->staged[p] += sizeof(BatchRec);
+	parts->counts[p]++;
+	parts->total++;
+}
 
 /*
  * Called with records sorted by key (consecutive in memory, count of them),

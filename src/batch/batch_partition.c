@@ -21,11 +21,14 @@
 #define MAX_PARTITION_BITS		8
 
 /*
- * Bytes of small fixed-size records gathered per partition before they go
- * to its file in one write (a write call per 16-byte record costs more
- * than the copy).
+ * Partitions at most of batch_partitions_begin_wide: 1,024 files, about
+ * what a backend keeps open (max_files_per_process, 1,000 by default;
+ * beyond, PostgreSQL closes and reopens files on every few writes).
  */
-#define STAGE_BYTES				1024
+#define MAX_WIDE_PARTITION_BITS	10
+
+/* Bytes of small records gathered per partition (batch.h). */
+#define STAGE_BYTES				BATCH_STAGE_BYTES
 
 /* Records of at most this size are gathered so. */
 #define STAGE_MAX_RECORD		64
@@ -63,6 +66,10 @@ sort_bytes(uint64 n, int record_size)
  */
 #define VAR_SORT_BYTES			64.0
 
+static BatchPartitions *partitions_alloc(BatchCall *call, int record_size,
+										 int64 mem_limit, int shift,
+										 int key_bits, int bits);
+
 /*
  * Partitions for records whose keys agree on their top 'shift' bits, of
  * which only the top key_bits count.
@@ -71,11 +78,24 @@ static BatchPartitions *
 partitions_new(BatchCall *call, int record_size, uint64 expected,
 			   int64 mem_limit, int shift, int key_bits)
 {
-	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
 	/* room for the sort through a second buffer (scatter_sort) */
 	double		need = sort_bytes(expected, record_size) *
 		(sorted_in_place(record_size) ? 2 : 1);
 	int			bits = 1;
+
+	/* enough partitions that each one is sorted within the limit */
+	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
+		bits++;
+	return partitions_alloc(call, record_size, mem_limit, shift, key_bits,
+							Min(bits, key_bits - shift));
+}
+
+/* 2^bits partitions below the top 'shift' bits, runs of key_bits bits. */
+static BatchPartitions *
+partitions_alloc(BatchCall *call, int record_size, int64 mem_limit, int shift,
+				 int key_bits, int bits)
+{
+	BatchPartitions *parts = MemoryContextAllocZero(call->cxt, sizeof(BatchPartitions));
 
 	parts->call = call;
 	parts->record_size = record_size;
@@ -83,10 +103,6 @@ partitions_new(BatchCall *call, int record_size, uint64 expected,
 	parts->shift = shift;
 	parts->key_bits = key_bits;
 	parts->root = parts;
-	/* enough partitions that each one is sorted within the limit */
-	while (bits < MAX_PARTITION_BITS && need / (1 << bits) > mem_limit / 2)
-		bits++;
-	bits = Min(bits, key_bits - shift);
 	parts->bits = bits;
 	parts->files = MemoryContextAllocZero(call->cxt, sizeof(BufFile *) << bits);
 	parts->counts = MemoryContextAllocZero(call->cxt, sizeof(uint64) << bits);
@@ -137,6 +153,67 @@ batch_partitions_begin_prefix(BatchCall *call, int record_size, uint64 expected,
 	return partitions_new(call, record_size, expected, mem_limit, 0, key_bits);
 }
 
+/*
+ * Memory of the files of 2^bits partitions while they are written: a
+ * BufFile's buffer and the gathered records of each.
+ */
+static inline double
+partition_buffer_bytes(int bits)
+{
+	return (double) (sizeof(BufFile *) + BLCKSZ + 64 + STAGE_BYTES) * (1 << bits);
+}
+
+/*
+ * Partitions of records sorted in place (8 or 16 bytes) whose runs share
+ * the top key_bits bits of their keys, as batch_partitions_begin_prefix,
+ * but as many as the row count asks for, beyond MAX_PARTITION_BITS, so that
+ * no partition is split again (read and written once more): the fewest
+ * whose partitions are sorted through a second buffer (2 x their bytes
+ * within mem_limit), else in place (their bytes within mem_limit), with
+ * the files' buffers and the partition being sorted within 2 x mem_limit
+ * together; failing both, as many as keep the buffers within mem_limit
+ * (and larger partitions are split again).
+ */
+BatchPartitions *
+batch_partitions_begin_wide(BatchCall *call, int record_size, uint64 expected,
+							int64 mem_limit, int key_bits)
+{
+	double		bytes = (double) expected * record_size;
+	int			bits = -1;
+	BatchPartitions *parts;
+
+	Assert(sorted_in_place(record_size));
+	Assert(key_bits >= 1 && key_bits <= 64);
+	for (int pass = 0; pass < 2 && bits < 0; pass++)
+	{
+		/* pass 0: through a second buffer; pass 1: in place */
+		double		copies = pass == 0 ? 2.0 : 1.0;
+
+		for (int b = 1; b <= MAX_WIDE_PARTITION_BITS; b++)
+		{
+			double		part = bytes / (1 << b);
+
+			if (part * copies <= mem_limit &&
+				partition_buffer_bytes(b) + part * copies <= 2.0 * mem_limit)
+			{
+				bits = b;
+				break;
+			}
+		}
+	}
+	if (bits < 0)
+	{
+		bits = 1;
+		while (bits < MAX_WIDE_PARTITION_BITS &&
+			   partition_buffer_bytes(bits + 1) <= mem_limit)
+			bits++;
+	}
+	parts = partitions_alloc(call, record_size, mem_limit, 0, key_bits,
+							 Min(bits, key_bits));
+	parts->keep_buffers = true;
+	return parts;
+}
+
 /* The file of partition p, created when first needed. */
 static BufFile *
 partition_file(BatchPartitions *parts, uint64 p)
@@ -152,8 +229,8 @@ partition_file(BatchPartitions *parts, uint64 p)
 }
 
 /* Write the records gathered for partition p to its file. */
-static void
-flush_stage(BatchPartitions *parts, uint64 p)
+void
+batch_partitions_flush_stage(BatchPartitions *parts, uint64 p)
 {
 	if (parts->staged[p] == 0)
 		return;
@@ -176,7 +253,7 @@ batch_partitions_put(BatchPartitions *parts, const void *record)
 		char	   *slot;
 
 		if (parts->staged[p] + rs > STAGE_BYTES)
-			flush_stage(parts, p);
+			batch_partitions_flush_stage(parts, p);
 		slot = parts->stage + p * STAGE_BYTES + parts->staged[p];
 		/* constant sizes, so that the copies are inlined */
 		if (rs == sizeof(BatchRec))
@@ -324,6 +401,35 @@ deliver_one_key(BatchPartitions *parts, BufFile *file, uint64 n,
 }
 
 /*
+ * A buffer for n records of a partition to be sorted: a new one, or with
+ * keep_buffers the partitions' buffer 'which' (0: read, 1: sorted copy),
+ * allocated once for the largest partition that uses it (sorted in memory;
+ * through the copy), so that the pages of one partition's buffer serve the
+ * next ones.
+ */
+static char *
+sort_buffer(BatchPartitions *parts, int which, uint64 n)
+{
+	int			rs = parts->record_size;
+
+	if (!parts->keep_buffers)
+		return palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+	if (parts->kept[which] == NULL)
+	{
+		uint64		most = n;
+
+		for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
+			if (parts->counts[p] > most &&
+				sort_bytes(parts->counts[p], rs) * (which + 1) <= parts->mem_limit)
+				most = parts->counts[p];
+		parts->kept[which] = MemoryContextAllocExtended(parts->call->cxt,
+														(size_t) most * rs,
+														MCXT_ALLOC_HUGE);
+	}
+	return parts->kept[which];
+}
+
+/*
  * Hand every partition, sorted, to the callback, in key order, so that the
  * callbacks see all records in (key, insertion) order.  A partition larger
  * than the limit is split again by the next bits of the key.  One whose
@@ -341,7 +447,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 
 	if (parts->stage)
 		for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
-			flush_stage(parts, p);
+			batch_partitions_flush_stage(parts, p);
 	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
 	{
 		uint64		n = parts->counts[p];
@@ -400,7 +506,7 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			parts->files[p] = NULL;
 			continue;
 		}
-		buf = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+		buf = sort_buffer(parts, 0, n);
 		read_partition_bytes(file, buf, (size_t) n * rs);
 		BufFileClose(file);
 		parts->files[p] = NULL;
@@ -408,12 +514,13 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			n <= PG_UINT32_MAX)
 		{
 			/* room for a second buffer: the faster sort */
-			sorted = palloc_extended((size_t) n * rs, MCXT_ALLOC_HUGE);
+			sorted = sort_buffer(parts, 1, n);
 			if (rs == sizeof(uint64))
 				batch_scatter_sort(buf, sorted, n, skip, sizeof(uint64));
 			else
 				batch_scatter_sort(buf, sorted, n, skip, sizeof(BatchRec));
-			pfree(buf);
+			if (!parts->keep_buffers)
+				pfree(buf);
 			buf = sorted;
 		}
 		else if (rs == sizeof(uint64))
@@ -428,7 +535,8 @@ batch_partitions_sort_each(BatchPartitions *parts, BatchRunsCallback callback,
 			buf = sorted;
 		}
 		callback(arg, buf, n);
-		pfree(buf);
+		if (!parts->keep_buffers)
+			pfree(buf);
 	}
 }
 
@@ -439,6 +547,9 @@ batch_partitions_end(BatchPartitions *parts)
 	for (uint64 p = 0; p < (UINT64CONST(1) << parts->bits); p++)
 		if (parts->files[p])
 			BufFileClose(parts->files[p]);
+	for (int i = 0; i < 2; i++)
+		if (parts->kept[i])
+			pfree(parts->kept[i]);
 	pfree(parts->files);
 	pfree(parts->counts);
 	pfree(parts->bytes);

@@ -10,6 +10,14 @@
  *	  compared (batch_sort.c).  The records carry the fingerprint and the
  *	  id, so nothing is read at random.
  *
+ * hamming_pairs (and every call but hamming_join's that reports pairs or
+ * verifies candidates) writes 16-byte (key, id) records, (key, row) when it
+ * verifies, the key that of the clusters' tables below, so the key alone
+ * gives the distance and the owning table; as many partitions as the rows
+ * ask for (batch_partitions_begin_wide), so none is written twice.  The
+ * first table reads the rows and writes their (fingerprint, id or row) to
+ * a 16-byte file that the other tables read.
+ *
  * hamming_clusters first groups equal fingerprints the same way (Broder et
  * al. 1997, "identical documents"): their rows are one component at once
  * and only the first row of a group enters the tables, so a spike of a
@@ -85,6 +93,9 @@ typedef struct SpillScan
 	uint64		runcap;
 	EarlyTable *early;			/* grouping: the next tables, entered */
 	int			nearly;
+	int			nowner;			/* pairs' tables: key masks of the blocks */
+	uint64		owner[64];		/* that must differ for the table to own a
+								 * pair */
 } SpillScan;
 
 /* First rows read back at a time by the clusters' tables. */
@@ -326,12 +337,17 @@ cluster_run(HammingBatch *hb, const BatchRec *r, uint64 len)
 	cluster_run_generic(&hb->uf, r, len, hb->radius);
 }
 
-/* Partition callback of a clusters' table: link the pairs of each run. */
+/* What is done with a run of (key, value) records of one prefix. */
+typedef void (*PrefixRunFn) (SpillScan *scan, const BatchRec *r, uint64 len);
+
+/*
+ * Cut sorted (key, value) records into the runs sharing the top
+ * scan->prefix_bits bits of their keys and hand each run of two or more to
+ * fn.
+ */
 static void
-cluster_table_runs(void *arg, char *records, uint64 count)
+prefix_runs(SpillScan *scan, const BatchRec *recs, uint64 count, PrefixRunFn fn)
 {
-	SpillScan  *scan = (SpillScan *) arg;
-	BatchRec   *recs = (BatchRec *) records;
 	int			drop = 64 - scan->prefix_bits;
 
 	for (uint64 s = 0; s < count;)
@@ -342,11 +358,25 @@ cluster_table_runs(void *arg, char *records, uint64 count)
 		while (e < count && (recs[e].key >> drop) == pre)
 			e++;
 		if (e - s > 1)
-			cluster_run(scan->hb, recs + s, e - s);
+			fn(scan, recs + s, e - s);
 		else
 			CHECK_FOR_INTERRUPTS();	/* every run: s jumps by its length */
 		s = e;
 	}
+}
+
+/* Link the pairs of a clusters' run within the radius. */
+static void
+cluster_scan_run(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	cluster_run(scan->hb, r, len);
+}
+
+/* Partition callback of a clusters' table: link the pairs of each run. */
+static void
+cluster_table_runs(void *arg, char *records, uint64 count)
+{
+	prefix_runs((SpillScan *) arg, (BatchRec *) records, count, cluster_scan_run);
 }
 
 /* Link the pairs of the first table's current run and empty it. */
@@ -383,6 +413,34 @@ first_table_add(SpillScan *scan, const BatchRec *leader)
 			MemoryContextAllocHuge(call->cxt, scan->runcap * sizeof(BatchRec));
 	}
 	scan->run[scan->nrun++] = *leader;
+}
+
+/*
+ * Enter the n (fingerprint, value) records of a file into a table's
+ * partitions as (key, value) records, the key cluster_sort_key's; chunk
+ * holds LEADER_CHUNK records.
+ */
+static void
+enter_from_file(const HammingLayout *L, BatchPartitions *parts, const int *sel,
+				const TableKey *tk, BufFile *file, uint64 n, BatchRec *chunk)
+{
+	batch_file_rewind(file);
+	for (uint64 done = 0; done < n;)
+	{
+		uint64		m = Min((uint64) LEADER_CHUNK, n - done);
+
+		batch_file_read(file, chunk, m * sizeof(BatchRec));
+		CHECK_FOR_INTERRUPTS();
+		for (uint64 i = 0; i < m; i++)
+		{
+			BatchRec	rec;
+
+			rec.key = cluster_sort_key(L, sel, tk, chunk[i].key);
+			rec.val = chunk[i].val;
+			batch_partitions_put_rec(parts, &rec);
+		}
+		done += m;
+	}
 }
 
 /*
@@ -423,23 +481,7 @@ cluster_tables_spilled(HammingBatch *hb, SpillScan *scan)
 		table_key_init(L, sel, &tk);
 		parts = batch_partitions_begin_prefix(call, sizeof(BatchRec), scan->nleaders,
 											  call->mem_limit, tk.p);
-		batch_file_rewind(scan->leaders);
-		for (uint64 done = 0; done < scan->nleaders;)
-		{
-			uint64		m = Min((uint64) LEADER_CHUNK, scan->nleaders - done);
-
-			batch_file_read(scan->leaders, chunk, m * sizeof(BatchRec));
-			CHECK_FOR_INTERRUPTS();
-			for (uint64 i = 0; i < m; i++)
-			{
-				BatchRec	rec;
-
-				rec.key = cluster_sort_key(L, sel, &tk, chunk[i].key);
-				rec.val = chunk[i].val;
-				batch_partitions_put(parts, &rec);
-			}
-			done += m;
-		}
+		enter_from_file(L, parts, sel, &tk, scan->leaders, scan->nleaders, chunk);
 		scan->prefix_bits = tk.p;
 		batch_partitions_sort_each(parts, cluster_table_runs, scan, true);
 		batch_partitions_end(parts);
@@ -547,6 +589,194 @@ table_runs(void *arg, char *records, uint64 count)
 }
 
 /*
+ * The masks, in the key of table sel (cluster_sort_key), of the blocks
+ * outside the table that come before its last block: the table owns a pair
+ * of one prefix when the pair differs in each of them
+ * (hamming_table_owns_pair: its blocks are then the first c on which the
+ * pair agrees).
+ */
+static void
+pairs_owner_masks(const HammingLayout *L, const int *sel, const TableKey *tk,
+				  SpillScan *scan)
+{
+	int			shift = 0;
+
+	scan->nowner = 0;
+	for (int i = tk->nrest - 1; i >= 0; i--)
+	{
+		int			b = tk->rest[i];
+
+		if (b < sel[L->c - 1])
+			scan->owner[scan->nowner++] = L->blow[b] << shift;
+		shift += L->bsize[b];
+	}
+}
+
+/*
+ * Report every owned pair within the radius of a run of (key, id) records
+ * sharing a table's prefix, or make it a candidate of (key, row) records
+ * when the call verifies; the XOR of two keys has the bits of the XOR of
+ * their fingerprints, permuted.
+ */
+static pg_attribute_always_inline void
+pairs_run_body(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	BatchCall  *call = scan->hb->call;
+	int			k = scan->hb->radius;
+
+	for (uint64 a = 0; a + 1 < len; a++)
+	{
+		uint64		ka = r[a].key;
+
+		if ((a & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (uint64 b = a + 1; b < len; b++)
+		{
+			uint64		x = ka ^ r[b].key;
+			int			dist = __builtin_popcountll(x);
+			bool		owned = true;
+
+			if (dist > k)
+				continue;
+			for (int i = 0; i < scan->nowner && owned; i++)
+				owned = (x & scan->owner[i]) != 0;
+			if (!owned)
+				continue;
+			if (scan->hb->candidates)
+				batch_pairs_add(scan->hb->candidates, (uint32) r[a].val,
+								(uint32) r[b].val);
+			else
+				batch_put_ordered_pair(call, (int64) r[a].val, (int64) r[b].val,
+									   Int32GetDatum(dist));
+		}
+	}
+}
+
+#ifdef BATCH_POPCNT_DISPATCH
+/* pairs_run compiled for the POPCNT instruction. */
+__attribute__((target("popcnt")))
+static void
+pairs_run_popcnt(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	pairs_run_body(scan, r, len);
+}
+#endif
+
+/* pairs_run for any CPU (popcount in software). */
+static void
+pairs_run_generic(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+	pairs_run_body(scan, r, len);
+}
+
+/*
+ * Report the owned pairs of a pairs' run, with the hardware popcount when
+ * the CPU has one.
+ */
+static void
+pairs_run(SpillScan *scan, const BatchRec *r, uint64 len)
+{
+#ifdef BATCH_POPCNT_DISPATCH
+	if (hamming_have_popcnt())
+	{
+		pairs_run_popcnt(scan, r, len);
+		return;
+	}
+#endif
+	pairs_run_generic(scan, r, len);
+}
+
+/* Partition callback of a pairs' table: report the owned pairs of each run. */
+static void
+pairs_table_runs(void *arg, char *records, uint64 count)
+{
+	prefix_runs((SpillScan *) arg, (BatchRec *) records, count, pairs_run);
+}
+
+/*
+ * Enter a table's (key, id) records of the rows ((key, row) when the call
+ * verifies) into its partitions: from the rows for the first table, which
+ * also writes the (fingerprint, id or row) of each row to 'base' when there
+ * is one; from base for the others, read in chunks.
+ */
+static void
+pairs_enter_table(HammingBatch *hb, BatchPartitions *parts, const int *sel,
+				  const TableKey *tk, BufFile *base, bool first,
+				  BatchRec *chunk)
+{
+	const HammingLayout *L = &hb->layout;
+	BatchRec	rec;
+
+	if (first)
+	{
+		BatchRow	row;
+
+		batch_rows_rewind(&hb->rows);
+		while (batch_rows_next(&hb->rows, &row))
+		{
+			uint64		fp;
+
+			memcpy(&fp, row.payload, sizeof(uint64));
+			rec.val = hb->candidates ? (uint64) row.row : (uint64) row.id;
+			if (base)
+			{
+				rec.key = fp;
+				BufFileWrite(base, &rec, sizeof(rec));
+			}
+			rec.key = cluster_sort_key(L, sel, tk, fp);
+			batch_partitions_put_rec(parts, &rec);
+		}
+		return;
+	}
+	enter_from_file(L, parts, sel, tk, base, hb->rows.nrows, chunk);
+}
+
+/*
+ * The tables of hamming_pairs (and of verified hamming_clusters) over
+ * spilled rows: per table, every row goes as a 16-byte (key, id) record
+ * ((key, row) when the call verifies), the key the one of
+ * cluster_sort_key, into the partition of its prefix, enough partitions
+ * that none is split again; each partition is sorted in place and the
+ * owned pairs of its runs reported (or made candidates).  The first table
+ * reads the rows and writes their (fingerprint, id or row), 16 bytes, to a
+ * file that the other tables read instead.
+ */
+static void
+pairs_tables_spilled(HammingBatch *hb)
+{
+	BatchCall  *call = hb->call;
+	HammingLayout *L = &hb->layout;
+	BufFile    *base = L->ntables > 1 ? BufFileCreateTemp(false) : NULL;
+	BatchRec   *chunk = palloc(LEADER_CHUNK * sizeof(BatchRec));
+	int			sel[64];
+	double		tno = 0;
+
+	hamming_first_table(L, sel);
+	do
+	{
+		BatchPartitions *parts;
+		SpillScan	scan;
+		TableKey	tk;
+
+		table_key_init(L, sel, &tk);
+		parts = batch_partitions_begin_wide(call, sizeof(BatchRec), hb->rows.nrows,
+											call->mem_limit, Min(tk.p, 64));
+		pairs_enter_table(hb, parts, sel, &tk, base, tno == 0, chunk);
+		memset(&scan, 0, sizeof(scan));
+		scan.hb = hb;
+		scan.prefix_bits = Min(tk.p, 64);
+		pairs_owner_masks(L, sel, &tk, &scan);
+		batch_partitions_sort_each(parts, pairs_table_runs, &scan, true);
+		batch_partitions_end(parts);
+		tno++;
+		batch_report_progress(call, "table", tno, L->ntables);
+	} while (hamming_next_table(L, sel));
+	if (base)
+		BufFileClose(base);
+	pfree(chunk);
+}
+
+/*
  * The tables over spilled rows: per table, every row (every first row of a
  * group, for clusters) goes into the partition of its prefix; each
  * partition is sorted and its runs compared.
@@ -568,6 +798,17 @@ hamming_tables_spilled(HammingBatch *hb)
 	batch_log(call, "%s: %llu rows, radius %d: %d blocks, %.0f tables, through temporary files (work_mem %d kB)",
 			  call->fname, (unsigned long long) rows->nrows, hb->radius,
 			  L->m, L->ntables, work_mem);
+	if (L->m > 0 && call->mode != BATCH_JOIN &&
+		(call->mode == BATCH_PAIRS || hb->verify.active))
+	{
+		if (hb->verify.active)
+			hb->candidates = batch_pairs_begin(rows);
+		pairs_tables_spilled(hb);
+		if (hb->candidates)
+			batch_pairs_verify(hb->candidates, verify_candidate, hb);
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	if (hb->verify.active)
 		hb->candidates = batch_pairs_begin(rows);
 	else if (call->mode == BATCH_CLUSTER)
