@@ -223,6 +223,20 @@ extern bool batch_rows_next(BatchRows *rows, BatchRow *row);
 extern void batch_rows_fetch(BatchRows *rows, uint32 r, BatchRow *row);
 extern void batch_rows_free(BatchRows *rows);
 
+/* Is bit i of a bitmap set? */
+static inline bool
+batch_bit_is_set(const uint8 *bits, uint64 i)
+{
+	return (bits[i / 8] & (1 << (i % 8))) != 0;
+}
+
+/* Set bit i of a bitmap. */
+static inline void
+batch_bit_set(uint8 *bits, uint64 i)
+{
+	bits[i / 8] |= (uint8) (1 << (i % 8));
+}
+
 /* The extra part of row i of rows held in memory, and its length. */
 static inline const char *
 batch_rows_extra(const BatchRows *rows, uint64 i, uint32 *len)

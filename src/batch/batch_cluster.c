@@ -178,7 +178,7 @@ id_pass_runs(void *arg, char *records, uint64 count)
 		if (pass->have_prev && recs[i].key == pass->prev_key)
 		{
 			batch_uf_union(pass->uf, (uint32) pass->prev_row, (uint32) recs[i].row);
-			pass->dup[recs[i].row / 8] |= (uint8) (1 << (recs[i].row % 8));
+			batch_bit_set(pass->dup, recs[i].row);
 		}
 		else
 		{
@@ -416,7 +416,7 @@ name_partitions(BatchRows *rows, BatchUnionFind *uf, const uint8 *dup,
 		rec.key = nddup_fmix64(root);
 		rec.aux = row.aux;
 		rec.auxnull = (row.flags & BATCH_ROW_AUXNULL) != 0;
-		rec.repeat = (dup[row.row / 8] & (1 << (row.row % 8))) != 0;
+		rec.repeat = batch_bit_is_set(dup, row.row);
 		rec.id = row.id;
 		batch_partitions_put(parts, &rec);
 	}

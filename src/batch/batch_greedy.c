@@ -450,20 +450,6 @@ greedy_runs(void *arg, char *records, uint64 count)
 	batch_greedy_pass((const BatchRec *) records, count, (uint32 *) arg);
 }
 
-/* Is bit i of a bitmap set? */
-static inline bool
-greedy_bit(const uint8 *bits, uint32 i)
-{
-	return (bits[i / 8] & (1 << (i % 8))) != 0;
-}
-
-/* Set bit i of a bitmap. */
-static inline void
-greedy_set_bit(uint8 *bits, uint32 i)
-{
-	bits[i / 8] |= (uint8) (1 << (i % 8));
-}
-
 /*
  * State of the decision pass without classes: a bit per rank for a row
  * that joined an original, and one for an original that a row joined.
@@ -495,10 +481,10 @@ decide_runs(void *arg, char *records, uint64 count)
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		/* decided already, or the earlier row is no original */
-		if (greedy_bit(d->member, later) || greedy_bit(d->member, earlier))
+		if (batch_bit_is_set(d->member, later) || batch_bit_is_set(d->member, earlier))
 			continue;
-		greedy_set_bit(d->member, later);
-		greedy_set_bit(d->joined, earlier);
+		batch_bit_set(d->member, later);
+		batch_bit_set(d->joined, earlier);
 		batch_put_cluster(d->call, g->ids[node_of_rank(g, later)],
 						  g->ids[node_of_rank(g, earlier)]);
 	}
@@ -526,8 +512,8 @@ finish_decided(BatchCall *call, BatchGreedy *g)
 
 		if ((r & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (greedy_bit(d.member, (uint32) r) ||
-			(!call->singletons && !greedy_bit(d.joined, (uint32) r)))
+		if (batch_bit_is_set(d.member, (uint32) r) ||
+			(!call->singletons && !batch_bit_is_set(d.joined, (uint32) r)))
 			continue;
 		id = g->ids[node_of_rank(g, r)];
 		batch_put_cluster(call, id, id);

@@ -110,13 +110,6 @@ typedef struct SpillScan
 
 
 
-/* Is bit i of a bitmap set? */
-static inline bool
-bit_is_set(const uint8 *bits, uint32 i)
-{
-	return (bits[i / 8] & (1 << (i % 8))) != 0;
-}
-
 static void first_table_add(SpillScan *scan, const BatchRec *leader);
 static inline uint64 cluster_sort_key(const HammingLayout *L, const int *sel,
 									  const TableKey *tk, uint64 fp);
@@ -164,7 +157,7 @@ group_runs(void *arg, char *records, uint64 count)
 			continue;
 		}
 		batch_uf_union(&scan->hb->uf, scan->prev_row, row);
-		scan->member[row / 8] |= (uint8) (1 << (row % 8));
+		batch_bit_set(scan->member, row);
 	}
 }
 
@@ -853,7 +846,7 @@ hamming_tables_spilled(HammingBatch *hb)
 		{
 			SpillRec	rec;
 
-			if (member && bit_is_set(member, row.row))
+			if (member && batch_bit_is_set(member, row.row))
 				continue;
 			memset(&rec, 0, sizeof(rec));
 			memcpy(&rec.fp, row.payload, sizeof(uint64));

@@ -95,13 +95,6 @@ add_candidate(SpillSearch *ss, uint32 a, uint32 b)
 	batch_pairs_add(ss->pairs, a, b);
 }
 
-/* Is bit i of a bitmap set? */
-static inline bool
-bit_is_set(const uint8 *bits, uint32 i)
-{
-	return (bits[i / 8] & (1 << (i % 8))) != 0;
-}
-
 /* A pair of sketches of empty documents: resemblance 1. */
 static void
 empty_pair_found(void *arg, int64 ida, uint8 fa, int64 idb, uint8 fb)
@@ -164,7 +157,7 @@ group_runs(void *arg, char *records, uint64 count)
 		if (memcmp(r.payload, ss->leader, vbytes) == 0)
 		{
 			link_same(sb, ss->leader_row, ss->leader_id, row, r.id);
-			ss->member[row / 8] |= (uint8) (1 << (row % 8));
+			batch_bit_set(ss->member, row);
 			ss->nmember++;
 		}
 	}
@@ -489,7 +482,7 @@ sketch_pairs_spilled(SketchBatch *sb)
 
 			if (row.flags & ROW_EMPTY)
 				continue;
-			if (ss.member && bit_is_set(ss.member, row.row))
+			if (ss.member && batch_bit_is_set(ss.member, row.row))
 				continue;
 			rec.row = row.row;
 			for (int j = j0; j < j1; j++)
